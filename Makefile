@@ -1,0 +1,31 @@
+# The two commands a newcomer needs: `make demo` and `make test`. Both create .venv/ first.
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test bench local clean
+
+$(STAMP): setup.cfg pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[test]' --config-settings editable_mode=compat
+	touch $(STAMP)
+
+## demo: host on loopback, 8 client processes, a few games, the results table
+demo: $(STAMP)
+	$(BIN)/python -m evolution.host.demo
+
+## test: the whole test suite, conformance cases included
+test: $(STAMP)
+	$(BIN)/python -m pytest
+
+## bench: speed figures (printed, never asserted)
+bench: $(STAMP)
+	$(BIN)/python -m bench
+
+## local: one in-process game of 8 silly players
+local: $(STAMP)
+	$(BIN)/evolution-local 8 --seed 1
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis twisted/plugins/dropin.cache

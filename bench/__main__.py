@@ -1,0 +1,41 @@
+"""Run every benchmark module (or those named on the command line) and print the figures."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import platform
+import sys
+from pathlib import Path
+
+
+def _cpu() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
+
+
+def main(argv: list[str]) -> int:
+    names = sorted(
+        info.name[len("bench_"):]
+        for info in pkgutil.iter_modules([str(Path(__file__).parent)])
+        if info.name.startswith("bench_")
+    )
+    chosen = argv or names
+    unknown = [name for name in chosen if name not in names]
+    if unknown:
+        print(f"bench: no benchmark named {', '.join(unknown)}; known: {', '.join(names)}", file=sys.stderr)
+        return 2
+    print(f"# Python {platform.python_version()} on {platform.machine()}, {_cpu()}")
+    for name in chosen:
+        print(f"\n## {name}")
+        importlib.import_module(f"bench.bench_{name}").main()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,1 @@
+"""The host: local games, the results store, the ``twistd evolution`` service."""

@@ -1,0 +1,103 @@
+"""``evolution-local N``: games of N silly players in one process, no network.
+
+Prints each game's ranking (or, with ``--json``, one JSON object per game:
+``{"seed": S, "deck": "shuffled", "results": [{"seat": 1, "name": ..., "score": ..., "rank": ...}, ...]}``,
+where seat k is the k-th player handed to the dealer). The same seed always
+gives the same game; ``--deck sorted`` plays the course's unshuffled deck.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from typing import Any
+
+from evolution.cli import ArgumentParser
+from evolution.rules.cards import Deck
+from evolution.rules.dealer import MAX_PLAYERS, MIN_PLAYERS
+from evolution.rules.local import play_local_game
+from evolution.rules.results import GameResult
+from evolution.rules.silly import SillyPlayer
+
+
+def seat_results(result: GameResult, names: list[str]) -> list[dict[str, Any]]:
+    """One entry per seat (1-based, the order players were handed to the dealer)."""
+    ranked = {entry.id: entry for entry in result.ranking}
+    removed = {removal.id: removal for removal in result.removals}
+    rows = []
+    for seat, name in enumerate(names, start=1):
+        row: dict[str, Any] = {"seat": seat, "name": name, "score": None, "rank": None}
+        if seat in ranked:
+            row["score"], row["rank"] = ranked[seat].score, ranked[seat].rank
+        if seat in removed:
+            row["removed"] = removed[seat].reason
+        rows.append(row)
+    return rows
+
+
+def format_table(rows: list[dict[str, Any]]) -> str:
+    lines = ["rank  seat  name          score"]
+    for row in sorted(rows, key=lambda r: (r["rank"] is None, r["rank"] or 0, r["seat"])):
+        rank = "-" if row["rank"] is None else str(row["rank"])
+        score = "-" if row["score"] is None else str(row["score"])
+        note = f"  removed: {row['removed']}" if "removed" in row else ""
+        lines.append(f"{rank:>4}  {row['seat']:>4}  {row['name']:<12}  {score:>5}{note}")
+    return "\n".join(lines)
+
+
+def _players(text: str) -> int:
+    try:
+        count = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of players") from None
+    if not MIN_PLAYERS <= count <= MAX_PLAYERS:
+        raise argparse.ArgumentTypeError(f"a game needs {MIN_PLAYERS}..{MAX_PLAYERS} players, not {count}")
+    return count
+
+
+def _positive(text: str) -> int:
+    try:
+        count = int(text)
+    except ValueError:
+        count = 0
+    if count < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive number of games")
+    return count
+
+
+def parser() -> ArgumentParser:
+    p = ArgumentParser(
+        prog="evolution-local",
+        description="Play games of Evolution between N silly players in this process and print the rankings.",
+    )
+    p.add_argument("players", type=_players, metavar="N", help=f"players per game, {MIN_PLAYERS}..{MAX_PLAYERS}")
+    deck = p.add_mutually_exclusive_group()
+    deck.add_argument("--seed", type=int, help="shuffle the deck with this seed (default: a random seed, printed)")
+    deck.add_argument("--deck", choices=["sorted"], help="use the canonical unshuffled deck, as the course's dealer")
+    p.add_argument("--games", type=_positive, default=1, metavar="K", help="play K games in a row (seeds S, S+1, ...)")
+    p.add_argument("--json", action="store_true", help="print one JSON object per game instead of a table")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    names = [f"silly-{seat}" for seat in range(1, args.players + 1)]
+    first_seed = args.seed if args.seed is not None else random.randrange(2**31)
+    for game in range(args.games):
+        seed = None if args.deck == "sorted" else first_seed + game
+        deck = Deck.sorted() if seed is None else Deck.shuffled(seed)
+        result = play_local_game([SillyPlayer() for _ in names], deck)
+        rows = seat_results(result, names)
+        if args.json:
+            print(json.dumps({"seed": seed, "deck": "sorted" if seed is None else "shuffled", "results": rows}))
+        else:
+            header = "sorted deck" if seed is None else f"seed {seed}"
+            print(f"game {game + 1} of {args.games} ({header}, {result.turns} turns)")
+            print(format_table(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
