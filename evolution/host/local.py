@@ -14,7 +14,7 @@ import random
 import sys
 from typing import Any
 
-from evolution.cli import ArgumentParser
+from evolution.cli import ArgumentParser, quiet_broken_pipe
 from evolution.rules.cards import Deck
 from evolution.rules.dealer import MAX_PLAYERS, MIN_PLAYERS
 from evolution.rules.local import play_local_game
@@ -81,6 +81,7 @@ def parser() -> ArgumentParser:
     return p
 
 
+@quiet_broken_pipe
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     names = [f"silly-{seat}" for seat in range(1, args.players + 1)]
