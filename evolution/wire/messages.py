@@ -1,7 +1,7 @@
 """Reading every message: schema first, then the codec, then the rules.
 
 Offers one ``read_*`` function per incoming message. Each returns rules values
-or raises ``WireError`` naming the offending field:
+or raises ``WireError`` with one reason and the JSON path it is about:
 
 - on the host: ``read_signup`` (a name), ``read_action4`` (checked against the
   hand and boards the player was shown), ``read_feeding_choice`` (checked
@@ -9,6 +9,18 @@ or raises ``WireError`` naming the offending field:
 - on a client: ``read_start``, ``read_choose``, ``read_feed_next``,
   ``read_signup_reply``, ``read_score``, and ``message_kind``, which tells the
   host's messages apart by their shape (messages.md 10).
+
+The three gates, in order:
+
+1. the schema (``evolution.wire.schemas``: compiled, so a valid message costs
+   microseconds): shapes, ranges, valid cards, traits at most once;
+2. the codec: what a schema cannot say about one species (food <=
+   population, fat-food <= body);
+3. the rules, for replies, with the reasons the dealer itself gives
+   (``check_action``, ``FeedingChoice.check``): every index in range, each
+   card used at most once, growth limits, no duplicate trait, whether an
+   attack is allowed. The path names the offending entry
+   (``action4.grow-population[0]: card 0 is used twice``).
 """
 
 from __future__ import annotations

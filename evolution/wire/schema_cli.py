@@ -1,0 +1,214 @@
+"""``evolution-schema``: check a message against the schemas, from any language's output.
+
+    evolution-schema list
+    evolution-schema check SCHEMA [FILE]            SCHEMA: a name (action4) or a schema file
+    evolution-schema check --message NAME [FILE]    FILE defaults to standard input
+
+Exits 0 when the message is valid, 1 when it is not (each violation printed as
+``path: reason``, or one line saying why the input is not a JSON message at
+all), 2 on a usage error. The checks are the host's: strict integers (``3.0``
+is not an integer), the host's size and nesting limits, the schema, then what
+a schema cannot say (food <= population, fat-food <= body). With ``--context``
+a reply is checked against the message it answers, as the host does: an
+Action4 against the ``start`` message that gave the hand, a FeedingChoice
+against its ``feed-next`` message.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any, Callable
+
+from evolution.cli import ArgumentParser, quiet_broken_pipe
+from evolution.wire import messages
+from evolution.wire.errors import WireError
+from evolution.wire.schemas import SCHEMAS
+
+MAX_BYTES = 1 << 20
+MAX_DEPTH = 64
+MAX_SHOWN = 50
+
+READERS: dict[str, Callable[[Any], Any]] = {
+    "signup": messages.read_signup,
+    "signup-reply": messages.read_signup_reply,
+    "start": messages.read_start,
+    "choose": messages.read_choose,
+    "feed-next": messages.read_feed_next,
+    "score": messages.read_score,
+}
+"""Messages whose whole pipeline needs nothing but the message."""
+
+CONTEXTS: dict[str, tuple[str, Callable[[Any], Any], Callable[[Any, Any], Any]]] = {
+    "action4": ("start", lambda v: messages.read_start(v)[1], messages.read_action4),
+    "feeding-choice": ("feed-next", messages.read_feed_next, messages.read_feeding_choice),
+}
+"""Replies: the host message they are checked against, how to read it, how to read the reply."""
+
+
+class BadInput(Exception):
+    """The input is not one JSON message within the host's limits."""
+
+
+def parse_message(data: bytes, max_bytes: int = MAX_BYTES, max_depth: int = MAX_DEPTH) -> Any:
+    """The one JSON value in ``data``, read as strictly as the host reads it."""
+    if len(data) > max_bytes:
+        raise BadInput(f"{len(data)} bytes, more than the host's limit of {max_bytes} per message")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise BadInput(f"not UTF-8 ({error.reason} at byte {error.start})") from None
+    decoder = json.JSONDecoder(parse_constant=_no_constant)
+    start = len(text) - len(text.lstrip())
+    if start == len(text):
+        raise BadInput("empty: no JSON value")
+    try:
+        value, end = decoder.raw_decode(text, start)
+    except json.JSONDecodeError as error:
+        raise BadInput(f"not JSON: {error.msg} at line {error.lineno} column {error.colno}") from None
+    except RecursionError:
+        raise BadInput(f"nested more deeply than the host's limit of {max_depth} levels") from None
+    except ValueError as error:  # e.g. NaN, or an integer of more than 4300 digits
+        raise BadInput(f"not JSON: {error}") from None
+    if text[end:].strip():
+        raise BadInput("holds more than one JSON value (check one message at a time)")
+    depth = nesting(value)
+    if depth > max_depth:
+        raise BadInput(f"nested {depth} levels deep, more than the host's limit of {max_depth}")
+    return value
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def nesting(value: Any) -> int:
+    """How many arrays/objects deep ``value`` goes (``[]`` is 1, ``3`` is 0), without recursion."""
+    deepest = 0
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (list, dict)):
+            deepest = max(deepest, depth)
+            stack.extend((child, depth + 1) for child in (item if isinstance(item, list) else item.values()))
+    return deepest
+
+
+def _read(source: str) -> bytes:
+    if source == "-":
+        return sys.stdin.buffer.read()
+    return Path(source).read_bytes()
+
+
+def _schema_name(parser: ArgumentParser, given: str) -> str:
+    name = given if given in SCHEMAS.documents else _name_of_file(parser, given)
+    if name == "defs":
+        parser.error("defs holds the shared definitions, not a message; see evolution-schema list")
+    return name
+
+
+def _name_of_file(parser: ArgumentParser, given: str) -> str:
+    path = Path(given)
+    if path.suffix == ".json" and path.is_file():
+        try:
+            uri = json.loads(path.read_text(encoding="utf-8")).get("$id", "")
+        except (ValueError, AttributeError):
+            parser.error(f"{given} is not a JSON Schema file")
+        name = SCHEMAS.name_of_id(uri)
+        if name is None:
+            parser.error(f"{given} has $id {uri!r}, which is none of ours; see evolution-schema list")
+        return name
+    parser.error(f"no schema named {given!r}; see evolution-schema list")
+
+
+def build_parser() -> ArgumentParser:
+    parser = ArgumentParser(
+        prog="evolution-schema",
+        description="Check a message against the Evolution host's JSON Schemas, as the host checks it.",
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="{list,check}")
+    commands.add_parser("list", help="the schema names and what each describes")
+    check = commands.add_parser("check", help="check one JSON message (exit 0 valid, 1 invalid)")
+    check.add_argument("schema", nargs="?", metavar="SCHEMA", help="a schema name (see list) or schema file")
+    check.add_argument("file", nargs="?", metavar="FILE", help="the message; - or absent: standard input")
+    check.add_argument("--message", "-m", metavar="NAME", help="the schema name, instead of SCHEMA")
+    check.add_argument(
+        "--context",
+        metavar="FILE",
+        help="for action4: the start message that gave the hand; for feeding-choice: the feed-next message",
+    )
+    check.add_argument("--max-depth", type=int, default=MAX_DEPTH, metavar="N", help="nesting limit (64)")
+    return parser
+
+
+@quiet_broken_pipe
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command == "list":
+        width = max(len(name) for name in SCHEMAS.names())
+        for name in SCHEMAS.names():
+            if name != "defs":
+                print(f"{name:<{width}}  {SCHEMAS.title(name)}")
+        return 0
+    if args.message is not None:
+        if args.file is not None:
+            parser.error("give either --message NAME or SCHEMA, not both")
+        given, source = args.message, args.schema or "-"
+    else:
+        if args.schema is None:
+            parser.error("check needs SCHEMA (or --message NAME)")
+        given, source = args.schema, args.file or "-"
+    name = _schema_name(parser, given)
+    if args.context is not None and name not in CONTEXTS:
+        parser.error(f"--context applies to {' and '.join(CONTEXTS)}, not {name}")
+    shown = "standard input" if source == "-" else source
+    try:
+        value = parse_message(_read(source), max_depth=args.max_depth)
+    except OSError as error:
+        parser.error(f"cannot read {shown}: {error.strerror}")
+    except BadInput as error:
+        print(f"evolution-schema: {shown}: {error}", file=sys.stderr)
+        return 1
+    context = _context(parser, name, args.context, args.max_depth)
+    return _report(name, value, shown, context)
+
+
+def _context(parser: ArgumentParser, name: str, source: str | None, max_depth: int) -> Any:
+    if source is None:
+        return None
+    kind, reader, _ = CONTEXTS[name]
+    try:
+        return reader(parse_message(_read(source), max_depth=max_depth))
+    except OSError as error:
+        parser.error(f"cannot read {source}: {error.strerror}")
+    except (BadInput, WireError) as error:
+        parser.error(f"--context {source} is not a valid {kind} message: {error}")
+
+
+def _report(name: str, value: Any, shown: str, context: Any) -> int:
+    violations = SCHEMAS.explain(name, value) if not SCHEMAS.is_valid(name, value) else []
+    note = ""
+    if not violations:
+        try:
+            if name in READERS:
+                READERS[name](value)
+            elif name in CONTEXTS and context is not None:
+                CONTEXTS[name][2](value, context)
+            elif name in CONTEXTS:
+                note = f" (schema only; --context with the {CONTEXTS[name][0]} message also checks the indexes)"
+        except WireError as error:
+            violations = [error]
+    if not violations:
+        print(f"{shown}: valid {name}{note}")
+        return 0
+    for violation in violations[:MAX_SHOWN]:
+        print(violation)
+    if len(violations) > MAX_SHOWN:
+        print(f"... and {len(violations) - MAX_SHOWN} more")
+    return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
