@@ -1,0 +1,57 @@
+"""``evolution-results --db PATH [--json]``: the finished games in a results store.
+
+Prints a table per game (rank, seat, name, score, or why the player was
+removed), or with ``--json`` a JSON list of games, each with a ``players``
+list.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from evolution.cli import ArgumentParser, quiet_broken_pipe
+from evolution.host.store import GameRecord, ResultsStore, StoreError
+
+
+def format_game(game: GameRecord) -> str:
+    deck = "sorted deck" if game.seed is None else f"seed {game.seed}"
+    lines = [f"game #{game.id}  {game.started_at}  {deck}  {game.turns} turns  {game.outcome}"]
+    lines.append("  rank  seat  name                  score")
+    for p in sorted(game.players, key=lambda p: (p.rank is None, p.rank or 0, p.seat)):
+        rank = "-" if p.rank is None else str(p.rank)
+        score = "-" if p.score is None else str(p.score)
+        name = p.name if len(p.name) <= 20 else p.name[:19] + "\u2026"
+        removed = f"  removed in turn {p.removed_turn} ({p.removed_step}): {p.removed_reason}" if p.removed_reason else ""
+        lines.append(f"  {rank:>4}  {p.seat:>4}  {name!s:<20}  {score:>5}{removed}")
+    return "\n".join(lines)
+
+
+@quiet_broken_pipe
+def main(argv: list[str] | None = None) -> int:
+    parser = ArgumentParser(prog="evolution-results", description="List the finished games of a results store.")
+    parser.add_argument("--db", default="evolution.sqlite", help="the SQLite results database (default evolution.sqlite)")
+    parser.add_argument("--json", action="store_true", help="print a JSON list of games instead of tables")
+    args = parser.parse_args(argv)
+    if not Path(args.db).is_file():
+        print(f"evolution-results: no results database at {args.db}", file=sys.stderr)
+        return 1
+    try:
+        store = ResultsStore.open(args.db)
+        games = store.games()
+        store.close()
+    except StoreError as error:
+        print(f"evolution-results: {error}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps([game.to_json() for game in games], indent=1))
+    elif not games:
+        print(f"no finished games in {args.db}")
+    else:
+        print("\n\n".join(format_game(game) for game in games))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

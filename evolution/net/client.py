@@ -1,0 +1,150 @@
+"""The client side: a proxy dealer that lets any player object play on a host.
+
+Offers ``ClientProtocol`` (signs up, then dispatches each host message on its
+shape to the player: ``start``, ``choose``, ``feed_next``; the optional score
+message is kept), ``play_remote(reactor, host, port, name, player)`` which
+connects (retrying a refused connection) and returns a ``Deferred`` of the
+``ClientOutcome``, and the errors a client can end with.
+
+A player is any object with the player interface of ``evolution.rules.player``
+(a strategy such as ``SillyPlayer``); its methods may return Deferreds.
+Messages are handled one at a time, in order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from twisted.internet.defer import Deferred, maybeDeferred, succeed
+from twisted.internet.endpoints import HostnameEndpoint
+from twisted.internet.error import ConnectError
+from twisted.internet.protocol import Factory
+from twisted.internet.task import deferLater
+from twisted.logger import Logger
+from twisted.python.failure import Failure
+
+from evolution.net.json_protocol import JSONStreamProtocol
+from evolution.rules.player import Player
+from evolution.wire import codec
+from evolution.wire.errors import WireError
+from evolution.wire.messages import message_kind, read_choose, read_feed_next, read_score, read_start
+
+log = Logger()
+
+ACCEPTED = ("ok", "ack")
+
+
+class ClientError(Exception):
+    """The game could not be played: refused, protocol error, strategy error."""
+
+
+class Refused(ClientError):
+    """The host did not take the sign-up (e.g. "game full")."""
+
+
+@dataclass
+class ClientOutcome:
+    """How a client's game went, as far as the client can tell."""
+
+    name: str
+    turns: int = 0
+    messages: int = 0
+    scores: list[tuple[int, int]] | None = None
+    log: list[str] = field(default_factory=list)
+
+
+class ClientProtocol(JSONStreamProtocol):
+    """Plays one game on a host for one player object."""
+
+    def __init__(self, name: str, player: Player) -> None:
+        super().__init__()
+        self.name = name
+        self.player = player
+        self.outcome = ClientOutcome(name)
+        self.done: Deferred[ClientOutcome] = Deferred()
+        self.signed_up = False
+        self._error: ClientError | None = None
+        self._queue: Deferred = succeed(None)
+
+    def connectionMade(self) -> None:
+        super().connectionMade()
+        self.sendMessage(self.name)
+
+    def messageReceived(self, value: Any) -> None:
+        self._queue.addCallback(lambda _: self._handle(value))
+        self._queue.addErrback(self._strategy_failed)
+
+    def _handle(self, value: Any) -> Any:
+        if self._error is not None:
+            return None
+        self.outcome.messages += 1
+        if not self.signed_up:
+            return self._sign_up_reply(value)
+        kind = message_kind(value)
+        try:
+            if kind == "start":
+                self.outcome.turns += 1
+                return maybeDeferred(self.player.start, *read_start(value))
+            if kind == "choose":
+                d = maybeDeferred(self.player.choose, *read_choose(value))
+                return d.addCallback(lambda action: self.sendMessage(codec.action4_to_json(action)))
+            if kind == "feed-next":
+                d = maybeDeferred(self.player.feed_next, read_feed_next(value))
+                return d.addCallback(lambda choice: self.sendMessage(codec.feeding_choice_to_json(choice)))
+            if kind == "score":
+                self.outcome.scores = read_score(value)
+                return None
+        except WireError as error:
+            return self.give_up(ClientError(f"the host sent an invalid {kind} message: {error}"))
+        return self.give_up(ClientError(f"the host sent a message of no known kind: {str(value)[:80]}"))
+
+    def _sign_up_reply(self, value: Any) -> None:
+        if value in ACCEPTED:
+            self.signed_up = True
+        elif value == "game full":
+            self.give_up(Refused('the host refused the sign-up: "game full"'))
+        else:
+            self.give_up(ClientError(f"the host answered the sign-up with {str(value)[:80]!r}, not \"ok\""))
+
+    def _strategy_failed(self, failure: Failure) -> None:
+        self.give_up(ClientError(f"the player failed: {failure.getErrorMessage()}"))
+
+    def badInput(self, reason: str) -> None:
+        self.give_up(ClientError(f"the host sent bytes that are not JSON: {reason}"))
+
+    def give_up(self, error: ClientError) -> None:
+        if self._error is None:
+            self._error = error
+        self.close()
+
+    def connectionLost(self, reason: Failure = None) -> None:
+        super().connectionLost(reason)
+        self._finish()
+
+    def _finish(self) -> None:
+        if self.done.called:
+            return
+        if self._error is not None:
+            self.done.errback(self._error)
+        elif not self.signed_up:
+            self.done.errback(ClientError("the host closed the connection before answering the sign-up"))
+        else:
+            self.done.callback(self.outcome)
+
+
+async def play_remote(
+    reactor: Any, host: str, port: int, name: str, player: Player, retries: int = 3, retry_delay: float = 2.0
+) -> ClientOutcome:
+    """Connect, sign up as ``name`` and play until the host hangs up."""
+    endpoint = HostnameEndpoint(reactor, host, port)
+    for attempt in range(retries + 1):
+        try:
+            protocol = await endpoint.connect(Factory.forProtocol(lambda: ClientProtocol(name, player)))
+            break
+        except ConnectError as error:
+            if attempt == retries:
+                raise ClientError(f"cannot connect to {host}:{port}: {error}") from None
+            log.info("cannot connect to {host}:{port}; retrying in {delay:g} s", host=host, port=port, delay=retry_delay)
+            await deferLater(reactor, retry_delay, lambda: None)
+    return await protocol.done

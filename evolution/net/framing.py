@@ -1,0 +1,174 @@
+"""A stream of JSON values, parsed incrementally and within limits.
+
+Offers ``JSONStreamDecoder``: ``feed(data)`` returns the complete values so far;
+``finish()`` at end of stream returns a trailing scalar. Values may be separated
+by any whitespace, by none (``[1][2]``), and may span reads; a number at the
+end of the buffer is incomplete until a delimiter follows (``1`` may become
+``12``). ``FramingError`` reports bytes that are not JSON, a value larger than
+``max_bytes``, or nesting deeper than ``max_depth``; the stream cannot be
+resynchronised after one. ``encode_message`` writes a value as one compact
+line.
+
+The scanner never hands a value to ``json.loads`` before it has checked the
+value's size and depth, so a 10 MB line or 10,000 nested brackets cost a
+bounded amount of work and memory.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+DEFAULT_MAX_BYTES = 1024 * 1024
+DEFAULT_MAX_DEPTH = 64
+
+_NOT_WHITESPACE = re.compile(rb"[^ \t\r\n]")
+_IN_STRING = re.compile(rb'["\\]')
+_STRUCTURE = re.compile(rb'[\[\]{}"]')
+_SCALAR_END = re.compile(rb'[ \t\r\n\[\]{}",:]')
+_OPENERS = b"[{"
+
+
+class FramingError(ValueError):
+    """The byte stream is not a sequence of acceptable JSON values."""
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+_decoder = json.JSONDecoder(parse_constant=_reject_constant)
+
+
+def decode_value(data: bytes) -> Any:
+    """Parse one complete JSON value (already size- and depth-checked)."""
+    try:
+        text = data.decode("utf-8")
+        value, end = _decoder.raw_decode(text)
+    except (UnicodeDecodeError, ValueError, RecursionError) as error:
+        raise FramingError(f"not JSON: {error}") from None
+    if text[end:].strip():
+        raise FramingError(f"not JSON: unexpected {text[end:end + 10]!r} after a value")
+    return value
+
+
+def encode_message(value: Any) -> bytes:
+    """One compact JSON value and a newline, UTF-8."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode("utf-8") + b"\n"
+
+
+class JSONStreamDecoder:
+    """Splits a byte stream into JSON values without trusting it."""
+
+    def __init__(self, max_bytes: int = DEFAULT_MAX_BYTES, max_depth: int = DEFAULT_MAX_DEPTH) -> None:
+        self.max_bytes = max_bytes
+        self.max_depth = max_depth
+        self._buffer = bytearray()
+        self._start = -1  # where the current value starts in the buffer (-1: none yet)
+        self._scan = 0  # how far the current value has been scanned
+        self._depth = 0
+        self._in_string = False
+        self._failed: FramingError | None = None
+
+    @property
+    def pending(self) -> bool:
+        """True while a value has begun but is not complete."""
+        return self._start >= 0
+
+    def feed(self, data: bytes) -> list[Any]:
+        """Add bytes; return every value completed by them."""
+        if self._failed is not None:
+            raise self._failed
+        self._buffer += data
+        values = []
+        try:
+            while True:
+                value = self._next_value(at_eof=False)
+                if value is _INCOMPLETE:
+                    break
+                values.append(value)
+        except FramingError as error:
+            self._failed = error
+            raise
+        return values
+
+    def finish(self) -> list[Any]:
+        """End of stream: return a trailing scalar, or raise if a value was cut off."""
+        value = self._next_value(at_eof=True)
+        if value is not _INCOMPLETE:
+            return [value]
+        if self.pending:
+            raise FramingError("the stream ended inside a JSON value")
+        return []
+
+    def _next_value(self, at_eof: bool) -> Any:
+        buffer = self._buffer
+        if self._start < 0:
+            match = _NOT_WHITESPACE.search(buffer)
+            if match is None:
+                buffer.clear()
+                return _INCOMPLETE
+            del buffer[:match.start()]
+            self._start, self._scan, self._depth, self._in_string = 0, 0, 0, False
+        end = self._scan_value(at_eof)
+        if end < 0:
+            if len(buffer) - self._start > self.max_bytes:
+                raise FramingError(f"a message is longer than {self.max_bytes} bytes")
+            return _INCOMPLETE
+        if end > self.max_bytes:
+            raise FramingError(f"a message is longer than {self.max_bytes} bytes")
+        data = bytes(buffer[:end])
+        del buffer[:end]
+        self._start = -1
+        return decode_value(data)
+
+    def _scan_value(self, at_eof: bool) -> int:
+        """The end offset of the value at the buffer's front, or -1 if incomplete."""
+        buffer = self._buffer
+        first = buffer[0]
+        if first not in _OPENERS and first != 0x22:  # a scalar: number, literal or garbage
+            match = _SCALAR_END.search(buffer, 1)
+            if match is not None:
+                return match.start() if match.start() > 0 else 1
+            return len(buffer) if at_eof else -1
+        position = max(self._scan, 0)
+        limit = min(len(buffer), self.max_bytes + 1)
+        while position < limit:
+            if self._in_string:
+                match = _IN_STRING.search(buffer, position, limit)
+                if match is None:
+                    position = limit
+                    break
+                position = match.end()
+                if buffer[match.start()] == 0x5C:  # backslash: skip the escaped byte
+                    if position >= limit:
+                        position -= 1
+                        break
+                    position += 1
+                    continue
+                self._in_string = False
+                if self._depth == 0:
+                    return position
+                continue
+            match = _STRUCTURE.search(buffer, position, limit)
+            if match is None:
+                position = limit
+                break
+            byte = buffer[match.start()]
+            position = match.end()
+            if byte == 0x22:
+                self._in_string = True
+            elif byte in _OPENERS:
+                self._depth += 1
+                if self._depth > self.max_depth:
+                    raise FramingError(f"a message is nested deeper than {self.max_depth} levels")
+            else:
+                self._depth -= 1
+                if self._depth <= 0:
+                    return position
+        self._scan = position
+        return -1
+
+
+_INCOMPLETE = object()

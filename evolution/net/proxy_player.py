@@ -1,0 +1,153 @@
+"""The host's stand-in for a remote player.
+
+Offers ``ProxyPlayer``: it implements the player interface of
+``evolution.rules.player`` over a connection. ``start`` only writes;
+``choose`` and ``feed_next`` write the request and return a ``Deferred`` that
+fires with the reply after it has passed ``evolution.wire.messages`` (schema,
+then rules), or fails with ``PlayerFailure`` when the time limit passes
+(measured on the injected clock), the reply is malformed or illegal, or the
+connection drops. A message that arrives while nothing was asked, or bytes
+that are not JSON, fail the player too. A failed proxy closes its connection,
+tells ``on_failure`` once, and fails every later call at once.
+
+The connection it drives needs ``sendMessage(value)`` and ``close()``; the
+host's connection protocol calls ``message_received``, ``input_failed`` and
+``connection_lost``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Callable, Protocol
+
+from twisted.internet.defer import Deferred, fail
+from twisted.internet.interfaces import IReactorTime
+from twisted.python.failure import Failure
+
+from evolution.rules.actions import Action4
+from evolution.rules.feeding import FeedingChoice
+from evolution.rules.player import LOB, FeedingState, PlayerFailure
+from evolution.rules.player_state import PlayerView
+from evolution.wire import codec
+from evolution.wire.errors import WireError
+from evolution.wire.messages import read_action4, read_feeding_choice
+
+DEFAULT_TIMEOUT = 1.0
+
+
+class Connection(Protocol):
+    def sendMessage(self, value: Any) -> None: ...
+
+    def close(self) -> None: ...
+
+
+def _excerpt(value: Any, limit: int = 80) -> str:
+    text = json.dumps(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+class _Call:
+    """The one question a proxy is waiting on."""
+
+    __slots__ = ("kind", "deferred", "read")
+
+    def __init__(self, kind: str, deferred: Deferred, read: Callable[[Any], Any]) -> None:
+        self.kind = kind
+        self.deferred = deferred
+        self.read = read
+
+
+class ProxyPlayer:
+    """A remote player, seen by the dealer as any other player."""
+
+    def __init__(
+        self,
+        connection: Connection,
+        name: str,
+        clock: IReactorTime,
+        timeout: float = DEFAULT_TIMEOUT,
+    ) -> None:
+        self.connection = connection
+        self.name = name
+        self.clock = clock
+        self.timeout = timeout
+        self.failure: str | None = None
+        self.on_failure: Callable[[str], None] | None = None
+        self._call: _Call | None = None
+        self._me: PlayerView | None = None
+
+    # -- the player interface ---------------------------------------------
+
+    def start(self, watering_hole: int, me: PlayerView) -> None:
+        if self.failure is not None:
+            raise PlayerFailure(self.failure)
+        self._me = me
+        self.connection.sendMessage(codec.start_to_json(watering_hole, me))
+
+    def choose(self, before: LOB, after: LOB) -> Deferred[Action4]:
+        me = self._me
+        if me is None:
+            return fail(PlayerFailure("choose was asked before start"))
+        return self._ask("choose", codec.choose_to_json(before, after), lambda value: read_action4(value, me))
+
+    def feed_next(self, state: FeedingState) -> Deferred[FeedingChoice]:
+        return self._ask(
+            "feed-next", codec.feed_next_to_json(state), lambda value: read_feeding_choice(value, state)
+        )
+
+    def _ask(self, kind: str, message: Any, read: Callable[[Any], Any]) -> Deferred:
+        if self.failure is not None:
+            return fail(PlayerFailure(self.failure))
+        deferred: Deferred = Deferred(lambda _: self._timed_out(kind))
+        self._call = _Call(kind, deferred, read)
+        self.connection.sendMessage(message)
+        deferred.addTimeout(self.timeout, self.clock, onTimeoutCancel=self._timeout_failure)
+        return deferred
+
+    # -- what the connection reports ----------------------------------------
+
+    def message_received(self, value: Any) -> None:
+        call, self._call = self._call, None
+        if call is None:
+            self.fail(f"sent a message nobody asked for: {_excerpt(value)}")
+            return
+        try:
+            answer = call.read(value)
+        except WireError as error:
+            self.fail(f"invalid reply to {call.kind}: {error}", call)
+            return
+        call.deferred.callback(answer)
+
+    def input_failed(self, reason: str) -> None:
+        self.fail(f"malformed message: {reason}")
+
+    def connection_lost(self) -> None:
+        self.fail("disconnected")
+
+    # -- failure --------------------------------------------------------------
+
+    def _timed_out(self, kind: str) -> None:
+        """The canceller of a call: runs when the time limit passes."""
+        self._call = None
+        self.fail(f"no reply to {kind} within {self.timeout:g} s")
+
+    def _timeout_failure(self, result: Any, timeout: float) -> Any:
+        if isinstance(result, Failure):
+            return Failure(PlayerFailure(self.failure or f"no reply within {timeout:g} s"))
+        return result
+
+    def fail(self, reason: str, call: _Call | None = None) -> None:
+        """Record the first failure, close the connection, fail the pending call."""
+        pending = call or self._call
+        self._call = None
+        if self.failure is None:
+            self.failure = reason
+            self.connection.close()
+            if self.on_failure is not None:
+                self.on_failure(reason)
+        if pending is not None and not pending.deferred.called:
+            pending.deferred.errback(PlayerFailure(self.failure))
+
+    def close(self) -> None:
+        """The game is over for this player (or it was removed): hang up."""
+        self.connection.close()

@@ -1,0 +1,233 @@
+"""Sign-up: the host's connection protocol, the lobby, and the factory that starts games.
+
+Offers ``SignupConfig``, ``HostProtocol`` (one per connection) and
+``SignupFactory``. A connection's states, and what each does with a message:
+
+    signing-up   the first JSON value must arrive within the sign-up limits
+                 (first byte, then the rest of the value); a string signs the
+                 client up ("ok", to the lobby); anything else closes the
+                 connection. When the host takes no more players the answer
+                 is "game full", then close.
+    in-lobby     waiting for a game; any message is out of turn: the client
+                 leaves the lobby and is closed.
+    playing      every message goes to the player's ``ProxyPlayer``.
+    closed       nothing more is read.
+
+A game starts as soon as the lobby holds ``max_players``, or when it holds at
+least ``min_players`` and no sign-up has arrived for ``window`` seconds. The
+players go to ``start_game`` in reverse sign-up order (the reference server's
+turn order) and a new lobby opens, so games run side by side.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from twisted.internet.interfaces import IDelayedCall, IReactorTime
+from twisted.internet.protocol import ServerFactory
+from twisted.logger import Logger
+from twisted.python.failure import Failure
+
+from evolution.net.framing import DEFAULT_MAX_BYTES, DEFAULT_MAX_DEPTH
+from evolution.net.json_protocol import JSONStreamProtocol
+from evolution.net.proxy_player import ProxyPlayer
+
+log = Logger()
+
+SIGNING_UP, IN_LOBBY, PLAYING, CLOSED = "signing-up", "in-lobby", "playing", "closed"
+NAME_LIMIT = 64
+
+
+@dataclass(frozen=True)
+class SignupConfig:
+    min_players: int = 3
+    max_players: int = 8
+    signup_timeout: float = 5.0
+    window: float = 10.0
+    max_games: int | None = None
+    max_bytes: int = DEFAULT_MAX_BYTES
+    max_depth: int = DEFAULT_MAX_DEPTH
+
+
+def display_name(name: str) -> str:
+    """A name fit for logs and tables: at most NAME_LIMIT characters."""
+    return name if len(name) <= NAME_LIMIT else name[: NAME_LIMIT - 1] + "\u2026"
+
+
+class HostProtocol(JSONStreamProtocol):
+    """One client connection on the host."""
+
+    factory: SignupFactory
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.state = SIGNING_UP
+        self.name = ""
+        self.proxy: ProxyPlayer | None = None
+        self._deadline: IDelayedCall | None = None
+        self._got_bytes = False
+
+    @property
+    def peer(self) -> str:
+        address = self.transport.getPeer() if self.transport is not None else None
+        return f"{address.host}:{address.port}" if hasattr(address, "host") else str(address)
+
+    def connectionMade(self) -> None:
+        super().connectionMade()
+        self.max_bytes, self.max_depth = self.factory.config.max_bytes, self.factory.config.max_depth
+        self._decoder.max_bytes, self._decoder.max_depth = self.max_bytes, self.max_depth
+        self._set_deadline("no sign-up message")
+
+    def _set_deadline(self, what: str) -> None:
+        self._cancel_deadline()
+        limit = self.factory.config.signup_timeout
+        self._deadline = self.factory.clock.callLater(limit, self._signup_timed_out, f"{what} within {limit:g} s")
+
+    def _cancel_deadline(self) -> None:
+        if self._deadline is not None and self._deadline.active():
+            self._deadline.cancel()
+        self._deadline = None
+
+    def _signup_timed_out(self, reason: str) -> None:
+        self._deadline = None
+        self.refuse(reason)
+
+    def dataReceived(self, data: bytes) -> None:
+        if self.state == SIGNING_UP and not self._got_bytes and data:
+            self._got_bytes = True
+            self._set_deadline("sign-up message incomplete")
+        super().dataReceived(data)
+
+    def messageReceived(self, value: Any) -> None:
+        if self.state == SIGNING_UP:
+            self._cancel_deadline()
+            self.factory.sign_up(self, value)
+        elif self.state == IN_LOBBY:
+            self.factory.leave(self, "sent a message while waiting for a game")
+            self.close()
+        elif self.state == PLAYING and self.proxy is not None:
+            self.proxy.message_received(value)
+
+    def badInput(self, reason: str) -> None:
+        if self.state == PLAYING and self.proxy is not None:
+            self.proxy.input_failed(reason)
+        elif self.state == IN_LOBBY:
+            self.factory.leave(self, f"malformed message: {reason}")
+            self.close()
+        else:
+            self.refuse(f"malformed sign-up: {reason}")
+
+    def connectionLost(self, reason: Failure = None) -> None:
+        super().connectionLost(reason)
+        self._cancel_deadline()
+        state, self.state = self.state, CLOSED
+        if state == IN_LOBBY:
+            self.factory.leave(self, "disconnected while waiting for a game")
+        elif state == PLAYING and self.proxy is not None:
+            self.proxy.connection_lost()
+
+    def refuse(self, reason: str) -> None:
+        """A sign-up that failed: log it and hang up without a reply."""
+        log.info("sign-up from {peer} refused: {reason}", peer=self.peer, reason=reason)
+        self.close()
+
+    def close(self) -> None:
+        self._cancel_deadline()
+        super().close()
+
+
+class SignupFactory(ServerFactory):
+    """Signs clients up into lobbies and hands each full lobby to ``start_game``."""
+
+    protocol = HostProtocol
+    noisy = False
+
+    def __init__(
+        self,
+        config: SignupConfig,
+        start_game: Callable[[list[HostProtocol]], None],
+        clock: IReactorTime,
+    ) -> None:
+        self.config = config
+        self.start_game = start_game
+        self.clock = clock
+        self.lobby: list[HostProtocol] = []
+        self.games_started = 0
+        self._window: IDelayedCall | None = None
+
+    def is_full(self) -> bool:
+        """True once the host has started all the games it may run."""
+        limit = self.config.max_games
+        return limit is not None and self.games_started >= limit
+
+    def sign_up(self, connection: HostProtocol, value: Any) -> None:
+        if self.is_full():
+            log.info("sign-up from {peer} answered 'game full'", peer=connection.peer)
+            connection.sendMessage("game full")
+            connection.state = CLOSED
+            connection.close()
+            return
+        if not isinstance(value, str):
+            connection.refuse(f"the sign-up is not a JSON string but {type(value).__name__}")
+            return
+        connection.name = self._unique(display_name(value))
+        connection.state = IN_LOBBY
+        self.lobby.append(connection)
+        connection.sendMessage("ok")
+        log.info(
+            "signed up {name!r} from {peer} ({count} waiting)",
+            name=connection.name,
+            peer=connection.peer,
+            count=len(self.lobby),
+        )
+        if len(self.lobby) >= self.config.max_players:
+            self._start()
+        elif len(self.lobby) >= self.config.min_players:
+            self._restart_window()
+
+    def _unique(self, name: str) -> str:
+        taken = {connection.name for connection in self.lobby}
+        if name not in taken:
+            return name
+        k = 2
+        while f"{name}#{k}" in taken:
+            k += 1
+        return f"{name}#{k}"
+
+    def leave(self, connection: HostProtocol, reason: str) -> None:
+        if connection in self.lobby:
+            self.lobby.remove(connection)
+            connection.state = CLOSED
+            log.info("{name!r} left the lobby: {reason}", name=connection.name, reason=reason)
+            if len(self.lobby) < self.config.min_players:
+                self._cancel_window()
+
+    def _restart_window(self) -> None:
+        self._cancel_window()
+        self._window = self.clock.callLater(self.config.window, self._window_closed)
+
+    def _cancel_window(self) -> None:
+        if self._window is not None and self._window.active():
+            self._window.cancel()
+        self._window = None
+
+    def _window_closed(self) -> None:
+        self._window = None
+        if len(self.lobby) >= self.config.min_players:
+            self._start()
+
+    def _start(self) -> None:
+        self._cancel_window()
+        players, self.lobby = list(reversed(self.lobby)), []
+        self.games_started += 1
+        for connection in players:
+            connection.state = PLAYING
+        self.start_game(players)
+
+    def stop(self) -> None:
+        """Close the lobby: cancel the window and hang up on everyone waiting."""
+        self._cancel_window()
+        for connection in list(self.lobby):
+            self.leave(connection, "the host is stopping")
+            connection.close()

@@ -1,0 +1,118 @@
+"""Real clients that misbehave: each plays like the silly player until its moment comes.
+
+An ``Adversary`` is the project's own ``ClientProtocol`` with one twist: the
+first time the host sends it a message of kind ``when`` ("start", "choose" or
+"feed-next"), it runs ``act(client, message)`` instead of answering normally.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from twisted.internet import reactor
+from twisted.internet.defer import Deferred, ensureDeferred
+from twisted.internet.endpoints import TCP4ClientEndpoint
+from twisted.internet.protocol import Factory, Protocol
+
+from evolution.net.client import ClientProtocol
+from evolution.net.framing import encode_message
+from evolution.rules.silly import SillyPlayer
+from evolution.wire.messages import message_kind
+
+Act = Callable[["Adversary", Any], Any]
+
+
+class Adversary(ClientProtocol):
+    def __init__(self, name: str, when: str, act: Act) -> None:
+        super().__init__(name, SillyPlayer())
+        self.when = when
+        self.act = act
+        self.acted = False
+
+    def _handle(self, value: Any) -> Any:
+        if self.signed_up and not self.acted and message_kind(value) == self.when:
+            self.acted = True
+            if self.when == "start":
+                super()._handle(value)  # keep the strategy's view of the hand
+            return self.act(self, value)
+        return super()._handle(value)
+
+
+async def adversary(port: int, name: str, when: str, act: Act) -> Any:
+    """Connect an adversary; fires (with the outcome or its error) when the host hangs up."""
+    endpoint = TCP4ClientEndpoint(reactor, "127.0.0.1", port)
+    protocol = await endpoint.connect(Factory.forProtocol(lambda: Adversary(name, when, act)))
+    try:
+        return await protocol.done
+    except Exception as error:  # the adversary's own view of the end does not matter
+        return error
+
+
+def silent(client: Adversary, message: Any) -> None:
+    """Never answer."""
+
+
+def send(value: Any) -> Act:
+    return lambda client, message: client.sendMessage(value)
+
+
+def raw(data: bytes) -> Act:
+    return lambda client, message: client.transport.write(data)
+
+
+def disconnect(client: Adversary, message: Any) -> None:
+    client.transport.loseConnection()
+
+
+def trickle(data: bytes, interval: float) -> Act:
+    """Write ``data`` one byte every ``interval`` seconds."""
+
+    def act(client: Adversary, message: Any) -> None:
+        def write(i: int) -> None:
+            if i < len(data) and client.connected:
+                client.transport.write(data[i:i + 1])
+                reactor.callLater(interval, write, i + 1)
+
+        write(0)
+
+    return act
+
+
+def then_silly(extra: Any) -> Act:
+    """Answer like the silly player, then send ``extra`` nobody asked for."""
+
+    def act(client: Adversary, message: Any) -> Any:
+        result = ClientProtocol._handle(client, message)
+        client.sendMessage(extra)
+        return result
+
+    return act
+
+
+class RawClient(Protocol):
+    """A connection that only writes the given bytes and records what comes back."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.received = b""
+        self.closed: Deferred[bytes] = Deferred()
+
+    def connectionMade(self) -> None:
+        if self.data:
+            self.transport.write(self.data)
+
+    def dataReceived(self, data: bytes) -> None:
+        self.received += data
+
+    def connectionLost(self, reason: Any = None) -> None:
+        self.closed.callback(self.received)
+
+
+async def raw_client(port: int, data: bytes) -> bytes:
+    """Send ``data`` as the first bytes; return everything the host wrote before closing."""
+    endpoint = TCP4ClientEndpoint(reactor, "127.0.0.1", port)
+    protocol = await endpoint.connect(Factory.forProtocol(lambda: RawClient(data)))
+    return await protocol.closed
+
+
+__all__ = ["adversary", "raw_client", "encode_message", "ensureDeferred"]

@@ -1,0 +1,118 @@
+"""The JSON stream decoder: any split of a stream gives the same values; limits hold."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from evolution.net.framing import FramingError, JSONStreamDecoder, encode_message
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-10**6, 10**6) | st.text(max_size=8),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=4), children, max_size=3),
+    max_leaves=12,
+)
+separators = st.sampled_from(["", " ", "\n", "\r\n", "\t ", "  \n  "])
+
+
+def decode_in_pieces(data: bytes, cuts: list[int]) -> list:
+    decoder = JSONStreamDecoder()
+    values, start = [], 0
+    for cut in sorted(set(cuts)) + [len(data)]:
+        values += decoder.feed(data[start:cut])
+        start = cut
+    return values + decoder.finish()
+
+
+def needs_separator(previous: str, following: str) -> bool:
+    """Two scalars written back to back would run together (``1`` ``2`` -> ``12``)."""
+    return previous[-1] not in '"]}' and following[0] not in '"[{'
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(json_values, separators), min_size=1, max_size=6), st.lists(st.integers(0, 400)))
+def test_any_split_of_a_stream_gives_the_values_in_order(items, cuts):
+    texts = []
+    for value, separator in items:
+        text = json.dumps(value, ensure_ascii=False)
+        if texts and not separator and needs_separator(texts[-1], text):
+            separator = " "
+        texts.append(separator + text)
+    data = "".join(texts).encode("utf-8")
+    assert decode_in_pieces(data, [c for c in cuts if c < len(data)]) == [value for value, _ in items]
+
+
+def test_values_back_to_back_and_split_utf8():
+    data = '"é"[1]{"a":2}"ok"'.encode()
+    assert decode_in_pieces(data, [1, 2, 5]) == ["é", [1], {"a": 2}, "ok"]
+
+
+def test_a_number_at_the_end_waits_for_a_delimiter():
+    decoder = JSONStreamDecoder()
+    assert decoder.feed(b"1") == []
+    assert decoder.feed(b"2") == []
+    assert decoder.feed(b" ") == [12]
+
+
+def test_a_number_is_complete_at_end_of_stream():
+    decoder = JSONStreamDecoder()
+    assert decoder.feed(b"[1] 7") == [[1]]
+    assert decoder.finish() == [7]
+
+
+def test_a_value_cut_off_by_end_of_stream_is_an_error():
+    decoder = JSONStreamDecoder()
+    decoder.feed(b'[1, "a')
+    with pytest.raises(FramingError, match="ended inside"):
+        decoder.finish()
+
+
+@pytest.mark.parametrize(
+    "data, reason",
+    [
+        (b"[" * 65, "nested deeper than 64 levels"),
+        (b'"' + b"x" * (1024 * 1024 + 1), "longer than 1048576 bytes"),
+        (b"1" * (1024 * 1024 + 1), "longer than 1048576 bytes"),
+        (b"[1, oops] ", "not JSON"),
+        (b"NaN ", "NaN is not JSON"),
+        (b"Infinity ", "not JSON"),
+        (b"[1]] ", "not JSON"),
+        (b"\xff\xfe ", "not JSON"),
+        (b'"\xc3"', "not JSON"),
+    ],
+)
+def test_bytes_that_cannot_be_framed(data, reason):
+    decoder = JSONStreamDecoder()
+    with pytest.raises(FramingError, match=reason):
+        decoder.feed(data)
+    with pytest.raises(FramingError):
+        decoder.feed(b"[1]")  # no resynchronisation after a failure
+
+
+def test_limits_are_configurable():
+    decoder = JSONStreamDecoder(max_bytes=10, max_depth=2)
+    assert decoder.feed(b"[[1]] ") == [[[1]]]
+    with pytest.raises(FramingError, match="deeper than 2"):
+        JSONStreamDecoder(max_depth=2).feed(b"[[[1]]]")
+    with pytest.raises(FramingError, match="longer than 10 bytes"):
+        decoder.feed(b'"abcdefghijk"')
+
+
+def test_depth_counts_brackets_outside_strings_only():
+    decoder = JSONStreamDecoder(max_depth=2)
+    assert decoder.feed(b'["[[[[", "\\"]]"] ') == [["[[[[", '"]]']]
+
+
+def test_whitespace_alone_yields_nothing_and_keeps_no_memory():
+    decoder = JSONStreamDecoder(max_bytes=16)
+    for _ in range(100):
+        assert decoder.feed(b" " * 1000 + b"\n") == []
+    assert not decoder.pending
+
+
+def test_encode_message_is_one_compact_line():
+    assert encode_message([1, ["a", {"b": None}]]) == b'[1,["a",{"b":null}]]\n'
+    assert encode_message("é") == '"é"\n'.encode()

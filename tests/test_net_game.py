@@ -1,0 +1,71 @@
+"""Whole games over real loopback TCP: an in-process host and real clients."""
+
+from __future__ import annotations
+
+from twisted.internet.defer import gatherResults
+from twisted.trial import unittest
+
+from evolution.net.client import Refused
+from evolution.rules.cards import Deck
+from evolution.rules.local import play_local_game
+from evolution.rules.silly import SillyPlayer
+from hosting import LocalHost, new_host, until
+
+
+class GameOverTCPTests(unittest.TestCase):
+    timeout = 30
+
+    async def sign_up_in_order(self, host: LocalHost, names: list[str]) -> list:
+        clients = []
+        for name in names:
+            clients.append(host.client(name))
+            waiting = len(clients)
+            await until(lambda: len(host.factory.lobby) >= waiting or host.runner.games_begun)
+        return clients
+
+    async def test_scores_equal_the_same_game_played_in_process(self) -> None:
+        host = new_host(self, "--deck", "sorted", "--players", "3-8", "--signup-window", "0.1")
+        clients = await self.sign_up_in_order(host, ["first", "second", "third", "fourth"])
+        outcomes = await gatherResults(clients)
+        [record] = await host.runner.when_games_over(1)
+
+        local = play_local_game([SillyPlayer() for _ in range(4)], Deck.sorted())
+        expected = {entry.id: (entry.rank, entry.score) for entry in local.ranking}
+        got = {seat.seat: (seat.rank, seat.score) for seat in record.players}
+        self.assertEqual(got, expected)
+        self.assertEqual(record.outcome, "finished")
+        self.assertEqual(record.turns, local.turns)
+        # turn order is the reverse of the sign-up order: seat 1 signed up last
+        self.assertEqual([seat.name for seat in record.players], ["fourth", "third", "second", "first"])
+        self.assertEqual({outcome.turns for outcome in outcomes}, {local.turns})
+        self.assertEqual(host.store.games()[0].players, record.players)
+
+    async def test_a_full_lobby_starts_at_once_and_the_next_lobby_opens(self) -> None:
+        host = new_host(self, "--players", "3-3", "--signup-window", "30")
+        clients = [host.client(f"bot {i}") for i in range(6)]
+        await gatherResults(clients)
+        records = await host.runner.when_games_over(2)
+        self.assertEqual([len(record.players) for record in records], [3, 3])
+        self.assertEqual(sorted(seat.name for r in records for seat in r.players), [f"bot {i}" for i in range(6)])
+
+    async def test_a_sign_up_after_the_last_game_gets_game_full(self) -> None:
+        host = new_host(self, "--players", "3-3", "--games", "1")
+        await gatherResults([host.client(f"bot {i}") for i in range(3)])
+        late = host.client("late")
+        error = await self.assertFailure(late, Refused)
+        self.assertIn("game full", str(error))
+
+    async def test_send_scores_ends_with_the_score_message(self) -> None:
+        host = new_host(self, "--deck", "sorted", "--players", "3-3", "--send-scores")
+        outcomes = await gatherResults([host.client(f"bot {i}") for i in range(3)])
+        [record] = await host.runner.when_games_over(1)
+        by_rank = sorted(record.players, key=lambda seat: seat.rank)
+        expected = [(seat.seat, seat.score) for seat in by_rank]
+        for outcome in outcomes:
+            self.assertEqual(outcome.scores, expected)
+
+    async def test_duplicate_names_are_told_apart(self) -> None:
+        host = new_host(self, "--players", "3-3")
+        await gatherResults([host.client("twin") for _ in range(3)])
+        [record] = await host.runner.when_games_over(1)
+        self.assertEqual(sorted(seat.name for seat in record.players), ["twin", "twin#2", "twin#3"])

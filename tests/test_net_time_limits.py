@@ -1,0 +1,194 @@
+"""Time limits on a test clock: sign-up deadlines, the lobby's window, each call's limit.
+
+The host's own protocol and factory run over in-memory transports
+(``StringTransport``) and a ``task.Clock``, so a 10 s window costs nothing.
+"""
+
+from __future__ import annotations
+
+import json
+
+from twisted.internet.address import IPv4Address
+from twisted.internet.task import Clock
+from twisted.internet.testing import StringTransport
+from twisted.trial import unittest
+
+from evolution.net.proxy_player import ProxyPlayer
+from evolution.net.signup import IN_LOBBY, PLAYING, HostProtocol, SignupConfig, SignupFactory
+from evolution.rules.cards import ALL_CARDS
+from evolution.rules.feeding import VegetarianChoice
+from evolution.rules.player import FeedingState, PlayerFailure
+from evolution.rules.player_state import PlayerView
+from evolution.rules.species import Species
+
+
+class Lobby:
+    """A sign-up factory on a clock, recording the games it starts."""
+
+    def __init__(self, **config) -> None:
+        self.clock = Clock()
+        self.games: list[list[HostProtocol]] = []
+        self.factory = SignupFactory(SignupConfig(**config), self.games.append, self.clock)
+        self._port = 40000
+
+    def connect(self) -> tuple[HostProtocol, StringTransport]:
+        self._port += 1
+        address = IPv4Address("TCP", "127.0.0.1", self._port)
+        protocol = self.factory.buildProtocol(address)
+        transport = StringTransport(peerAddress=address)
+        protocol.makeConnection(transport)
+        return protocol, transport
+
+    def sign_up(self, name: str) -> tuple[HostProtocol, StringTransport]:
+        protocol, transport = self.connect()
+        protocol.dataReceived(json.dumps(name).encode() + b"\n")
+        return protocol, transport
+
+
+def received(transport: StringTransport) -> list:
+    return [json.loads(line) for line in transport.value().splitlines()]
+
+
+class SignUpDeadlineTests(unittest.TestCase):
+    def test_no_first_byte_within_the_limit_closes_the_connection(self):
+        lobby = Lobby(signup_timeout=5.0)
+        _, transport = lobby.connect()
+        lobby.clock.advance(4.99)
+        self.assertFalse(transport.disconnecting)
+        lobby.clock.advance(0.01)
+        self.assertTrue(transport.disconnecting)
+        self.assertEqual(transport.value(), b"")
+
+    def test_the_rest_of_the_value_gets_the_limit_again_after_the_first_byte(self):
+        lobby = Lobby(signup_timeout=5.0)
+        protocol, transport = lobby.connect()
+        lobby.clock.advance(4.0)
+        protocol.dataReceived(b'"slow')
+        lobby.clock.advance(4.99)
+        self.assertFalse(transport.disconnecting)
+        lobby.clock.advance(0.01)
+        self.assertTrue(transport.disconnecting)
+        self.assertEqual(lobby.factory.lobby, [])
+
+    def test_a_name_in_time_is_answered_ok_and_the_deadline_is_gone(self):
+        lobby = Lobby(signup_timeout=5.0)
+        protocol, transport = lobby.sign_up("bot")
+        self.assertEqual(received(transport), ["ok"])
+        self.assertEqual(protocol.state, IN_LOBBY)
+        lobby.clock.advance(60)
+        self.assertFalse(transport.disconnecting)
+
+
+class LobbyWindowTests(unittest.TestCase):
+    def test_a_game_starts_when_no_one_signed_up_for_the_window(self):
+        lobby = Lobby(window=10.0)
+        for name in ("a", "b", "c"):
+            lobby.sign_up(name)
+        lobby.clock.advance(9.99)
+        self.assertEqual(lobby.games, [])
+        lobby.clock.advance(0.01)
+        self.assertEqual([[p.name for p in game] for game in lobby.games], [["c", "b", "a"]])
+
+    def test_each_new_sign_up_restarts_the_window(self):
+        lobby = Lobby(window=10.0)
+        for name in ("a", "b", "c"):
+            lobby.sign_up(name)
+        lobby.clock.advance(9)
+        lobby.sign_up("d")
+        lobby.clock.advance(9)
+        self.assertEqual(lobby.games, [])
+        lobby.clock.advance(1)
+        self.assertEqual([len(game) for game in lobby.games], [4])
+
+    def test_below_the_minimum_the_lobby_waits_for_ever(self):
+        lobby = Lobby(window=10.0)
+        lobby.sign_up("a")
+        lobby.sign_up("b")
+        lobby.clock.advance(3600)
+        self.assertEqual(lobby.games, [])
+
+    def test_a_full_lobby_starts_at_once_and_a_new_one_opens(self):
+        lobby = Lobby(max_players=3, window=10.0)
+        for name in ("a", "b", "c", "d"):
+            lobby.sign_up(name)
+        self.assertEqual([[p.name for p in game] for game in lobby.games], [["c", "b", "a"]])
+        self.assertTrue(all(p.state == PLAYING for p in lobby.games[0]))
+        self.assertEqual([p.name for p in lobby.factory.lobby], ["d"])
+
+    def test_a_player_leaving_below_the_minimum_stops_the_window(self):
+        lobby = Lobby(window=10.0)
+        first, transport = lobby.sign_up("a")
+        lobby.sign_up("b")
+        lobby.sign_up("c")
+        first.connectionLost()
+        lobby.clock.advance(20)
+        self.assertEqual(lobby.games, [])
+        self.assertEqual([p.name for p in lobby.factory.lobby], ["b", "c"])
+
+    def test_after_the_last_game_a_sign_up_is_answered_game_full(self):
+        lobby = Lobby(max_players=3, max_games=1)
+        for name in ("a", "b", "c"):
+            lobby.sign_up(name)
+        _, transport = lobby.sign_up("late")
+        self.assertEqual(received(transport), ["game full"])
+        self.assertTrue(transport.disconnecting)
+
+
+class CallLimitTests(unittest.TestCase):
+    """A proxy's calls fail after their limit, measured on the injected clock."""
+
+    def setUp(self) -> None:
+        lobby = Lobby(max_players=3)
+        for name in ("a", "b", "c"):
+            lobby.sign_up(name)
+        self.clock = lobby.clock
+        self.connection = lobby.games[0][0]
+        self.transport = self.connection.transport
+        self.transport.clear()
+        self.proxy = ProxyPlayer(self.connection, "c", self.clock, timeout=1.0)
+        self.connection.proxy = self.proxy
+        self.failures: list[str] = []
+        self.proxy.on_failure = self.failures.append
+        hand = ALL_CARDS[:4]
+        self.proxy.start(0, PlayerView(0, (Species(),), hand))
+
+    def test_no_reply_within_the_limit_fails_the_call_and_hangs_up(self):
+        answer = self.proxy.choose((), ((Species(),),))
+        self.clock.advance(0.99)
+        self.assertNoResult(answer)
+        self.clock.advance(0.01)
+        failure = self.failureResultOf(answer, PlayerFailure)
+        self.assertEqual(failure.getErrorMessage(), "no reply to choose within 1 s")
+        self.assertTrue(self.transport.disconnecting)
+        self.assertEqual(self.failures, ["no reply to choose within 1 s"])
+
+    def test_a_reply_within_the_limit_is_the_answer(self):
+        answer = self.proxy.choose((), ((Species(),),))
+        self.clock.advance(0.5)
+        self.connection.dataReceived(b"[0,[],[],[[1,2]],[]]\n")
+        action = self.successResultOf(answer)
+        self.assertEqual(action.food_card, 0)
+        self.clock.advance(5)
+        self.assertFalse(self.transport.disconnecting)
+
+    def test_the_limit_covers_a_reply_that_trickles_in(self):
+        state = FeedingState(0, (Species(population=2), Species(population=2)), (), 3, ())
+        answer = self.proxy.feed_next(state)
+        for byte in b"1\n":
+            self.clock.advance(0.6)
+            self.connection.dataReceived(bytes([byte]))
+        self.failureResultOf(answer, PlayerFailure)
+
+    def test_every_call_after_a_failure_fails_at_once(self):
+        self.connection.connectionLost()
+        state = FeedingState(0, (Species(population=2), Species(population=2)), (), 3, ())
+        failure = self.failureResultOf(self.proxy.feed_next(state), PlayerFailure)
+        self.assertEqual(failure.getErrorMessage(), "disconnected")
+        self.assertRaises(PlayerFailure, self.proxy.start, 0, PlayerView(0, (), ()))
+
+    def test_a_legal_feeding_choice_within_the_limit(self):
+        state = FeedingState(0, (Species(population=2), Species(population=2)), (), 3, ())
+        answer = self.proxy.feed_next(state)
+        self.assertEqual(received(self.transport)[-1], [0, [[["food", 0], ["body", 0], ["population", 2], ["traits", []]]] * 2, [], 3, []])
+        self.connection.dataReceived(b"1 ")
+        self.assertEqual(self.successResultOf(answer), VegetarianChoice(1))
