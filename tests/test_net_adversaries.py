@@ -8,6 +8,7 @@ offender removed with the right reason, the game finished, the others ranked.
 from __future__ import annotations
 
 from twisted.internet.defer import ensureDeferred, gatherResults
+from twisted.logger import formatEvent, globalLogPublisher
 from twisted.trial import unittest
 
 import adversaries as bad
@@ -39,9 +40,15 @@ class AdversaryTests(unittest.TestCase):
         return record, seat
 
     async def test_never_answers_choose(self) -> None:
+        events: list[dict] = []
+        globalLogPublisher.addObserver(events.append)
+        self.addCleanup(globalLogPublisher.removeObserver, events.append)
         _, seat = await self.game_with("choose", bad.silent)
         self.assertEqual(seat.removed_reason, "no reply to choose within 0.3 s")
         self.assertEqual((seat.removed_turn, seat.removed_step), (1, "choose"))
+        [removal] = [e for e in events if e.get("log_format", "").startswith("game {game}: removed")]
+        self.assertEqual((removal["name"], removal["reason"]), ("offender", "no reply to choose within 0.3 s"))
+        self.assertIn("removed 'offender' in turn 1 (choose)", formatEvent(removal))
 
     async def test_never_answers_feed_next(self) -> None:
         _, seat = await self.game_with("feed-next", bad.silent, good=2)

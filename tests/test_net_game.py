@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from twisted.internet.defer import gatherResults
+from twisted.internet.defer import ensureDeferred, gatherResults
 from twisted.trial import unittest
 
+import adversaries as bad
 from evolution.net.client import Refused
 from evolution.rules.cards import Deck
 from evolution.rules.local import play_local_game
@@ -69,3 +70,20 @@ class GameOverTCPTests(unittest.TestCase):
         await gatherResults([host.client("twin") for _ in range(3)])
         [record] = await host.runner.when_games_over(1)
         self.assertEqual(sorted(seat.name for seat in record.players), ["twin", "twin#2", "twin#3"])
+
+
+class StoppingTests(unittest.TestCase):
+    timeout = 30
+
+    async def test_a_game_running_when_the_host_stops_is_stored_as_aborted(self) -> None:
+        host = new_host(self, "--players", "3-3", "--timeout", "60")
+        stuck = ensureDeferred(bad.adversary(host.port, "stuck", "choose", bad.silent))
+        goods = [host.client("good 1"), host.client("good 2")]
+        await until(lambda: host.runner.running)
+        host.runner.stop()
+        [record] = host.store.games()
+        self.assertEqual(record.outcome, "aborted: the host stopped")
+        self.assertEqual(sorted(seat.name for seat in record.players), ["good 1", "good 2", "stuck"])
+        self.assertTrue(all(seat.rank is None for seat in record.players))
+        await stuck
+        await gatherResults(goods)  # every client was hung up on

@@ -5,7 +5,8 @@ Offers ``GameSettings`` and ``GameRunner``. ``GameRunner.start_game(connections)
 a deck (shuffled with a recorded seed, or sorted), plays the dealer's coroutine
 on the reactor, and when the game ends records it in the results store, logs
 the ranking, optionally sends the score message, and closes every connection.
-A player the dealer removes is hung up on at once.
+A player the dealer removes is hung up on at once. ``stop()`` records the
+games still running as aborted, so nothing is lost when the host stops.
 """
 
 from __future__ import annotations
@@ -182,8 +183,15 @@ class GameRunner:
         log.failure("game {game} aborted by an error in the host", failure, game=self.label(game))
         self._over(game, None, f"aborted: {failure.getErrorMessage()}")
 
-    def _over(self, game: _Game, result: GameResult | None, outcome: str) -> GameRecord:
-        number = self.running.pop(game)
+    def stop(self) -> None:
+        """The host is stopping: store every running game as aborted and hang up."""
+        for game in list(self.running):
+            self._over(game, None, "aborted: the host stopped")
+
+    def _over(self, game: _Game, result: GameResult | None, outcome: str) -> GameRecord | None:
+        number = self.running.pop(game, None)
+        if number is None:  # already recorded (aborted when the host stopped)
+            return None
         record = game.record(result, outcome)
         game_id = self.store.record(record)
         record = dataclasses.replace(record, id=game_id)

@@ -124,14 +124,16 @@ class StoreService(service.Service):
 
 
 class LobbyService(service.Service):
-    """Closes the lobby when the application stops."""
+    """When the application stops: closes the lobby, records running games as aborted."""
 
-    def __init__(self, factory: SignupFactory) -> None:
+    def __init__(self, factory: SignupFactory, runner: GameRunner) -> None:
         self.factory = factory
+        self.runner = runner
 
     def stopService(self) -> None:
         super().stopService()
         self.factory.stop()
+        self.runner.stop()
 
 
 def build_host(
@@ -172,7 +174,7 @@ def makeService(options: Options, reactor: Any = None) -> service.MultiService:
     except StoreError as error:
         raise usage.UsageError(str(error)) from None
     store_service.setServiceParent(top)
-    factory, _runner = build_host(options, store, reactor, lambda: reactor.callLater(0, reactor.stop))
-    LobbyService(factory).setServiceParent(top)
+    factory, runner = build_host(options, store, reactor, lambda: reactor.callLater(0, reactor.stop))
+    LobbyService(factory, runner).setServiceParent(top)
     strports.service(options["port"], factory, reactor=reactor).setServiceParent(top)
     return top
