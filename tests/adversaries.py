@@ -15,7 +15,7 @@ from twisted.internet.endpoints import TCP4ClientEndpoint
 from twisted.internet.protocol import Factory, Protocol
 
 from evolution.net.client import ClientProtocol
-from evolution.net.framing import encode_message
+from evolution.wire.framing import encode_message
 from evolution.rules.silly import SillyPlayer
 from evolution.wire.messages import message_kind
 

@@ -73,10 +73,10 @@ def test_a_reply_is_checked_against_the_message_it_answers(tmp_path):
 @pytest.mark.parametrize(
     "stdin, error",
     [
-        ('{"a": [1, 2', "not JSON: Expecting ',' delimiter at line 1 column 12"),
-        ("[1, 2] [3]", "holds more than one JSON value (check one message at a time)"),
-        ("[" * 100_000 + "]" * 100_000, "nested more deeply than the host's limit of 64 levels"),
-        ("[" * 65 + "]" * 65, "nested 65 levels deep, more than the host's limit of 64"),
+        ('{"a": [1, 2', "not JSON: the input ends in the middle of a value"),
+        ("[1, 2] [3]", "holds more than one JSON value"),
+        ("[" * 100_000 + "]" * 100_000, "a message is nested deeper than 64 levels"),
+        ("[" * 65 + "]" * 65, "a message is nested deeper than 64 levels"),
         ("NaN", "not JSON: NaN is not a JSON number"),
         ("", "empty: no JSON value"),
     ],

@@ -17,7 +17,7 @@ from twisted.python import usage
 
 from evolution.host.games import GameRunner, GameSettings
 from evolution.host.store import ResultsStore, StoreError
-from evolution.net.framing import DEFAULT_MAX_BYTES, DEFAULT_MAX_DEPTH
+from evolution.wire.framing import DEFAULT_MAX_BYTES, DEFAULT_MAX_DEPTH
 from evolution.net.signup import SignupConfig, SignupFactory
 from evolution.rules.dealer import MAX_PLAYERS, MIN_PLAYERS
 

@@ -12,7 +12,7 @@ from typing import Any
 from twisted.internet.protocol import Protocol
 from twisted.python.failure import Failure
 
-from evolution.net.framing import (
+from evolution.wire.framing import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_DEPTH,
     FramingError,

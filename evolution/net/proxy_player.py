@@ -17,7 +17,6 @@ host's connection protocol calls ``message_received``, ``input_failed`` and
 
 from __future__ import annotations
 
-import json
 from typing import Any, Callable, Protocol
 
 from twisted.internet.defer import Deferred, fail
@@ -31,6 +30,7 @@ from evolution.rules.player_state import PlayerView
 from evolution.wire import codec
 from evolution.wire.errors import WireError
 from evolution.wire.messages import read_action4, read_feeding_choice
+from evolution.wire.schemas import show
 
 DEFAULT_TIMEOUT = 1.0
 
@@ -39,11 +39,6 @@ class Connection(Protocol):
     def sendMessage(self, value: Any) -> None: ...
 
     def close(self) -> None: ...
-
-
-def _excerpt(value: Any, limit: int = 80) -> str:
-    text = json.dumps(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 class _Call:
@@ -109,7 +104,7 @@ class ProxyPlayer:
     def message_received(self, value: Any) -> None:
         call, self._call = self._call, None
         if call is None:
-            self.fail(f"sent a message nobody asked for: {_excerpt(value)}")
+            self.fail(f"sent a message nobody asked for: {show(value, 80)}")
             return
         try:
             answer = call.read(value)

@@ -29,7 +29,7 @@ from twisted.internet.protocol import ServerFactory
 from twisted.logger import Logger
 from twisted.python.failure import Failure
 
-from evolution.net.framing import DEFAULT_MAX_BYTES, DEFAULT_MAX_DEPTH
+from evolution.wire.framing import DEFAULT_MAX_BYTES, DEFAULT_MAX_DEPTH
 from evolution.net.json_protocol import JSONStreamProtocol
 from evolution.net.proxy_player import ProxyPlayer
 

@@ -28,6 +28,7 @@ from evolution.rules.silly import SillyPlayer, silly_action, silly_feeding_choic
 from evolution.rules.table import Table
 from evolution.wire import codec
 from evolution.wire.errors import WireError
+from evolution.wire.framing import FramingError, decode_one
 from evolution.wire.schemas import SCHEMAS
 
 Json = Any
@@ -108,9 +109,9 @@ HARNESSES: dict[str, Callable[[Json], Json]] = {
 def run_harness(name: str, text: str) -> Json:
     """The harness's answer to ``text``; raises ``WireError`` or ``RulesViolation`` on bad input."""
     try:
-        value = json.loads(text)
-    except (ValueError, RecursionError) as error:
-        raise WireError("", f"not JSON: {error}") from None
+        value = decode_one(text.encode("utf-8"))
+    except FramingError as error:
+        raise WireError("", str(error)) from None
     SCHEMAS.check(f"harness/{name}", value)
     return HARNESSES[name](value)
 

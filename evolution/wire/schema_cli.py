@@ -24,10 +24,9 @@ from typing import Any, Callable
 from evolution.cli import ArgumentParser, quiet_broken_pipe
 from evolution.wire import messages
 from evolution.wire.errors import WireError
+from evolution.wire.framing import DEFAULT_MAX_DEPTH, FramingError, decode_one
 from evolution.wire.schemas import SCHEMAS
 
-MAX_BYTES = 1 << 20
-MAX_DEPTH = 64
 MAX_SHOWN = 50
 
 READERS: dict[str, Callable[[Any], Any]] = {
@@ -45,54 +44,6 @@ CONTEXTS: dict[str, tuple[str, Callable[[Any], Any], Callable[[Any, Any], Any]]]
     "feeding-choice": ("feed-next", messages.read_feed_next, messages.read_feeding_choice),
 }
 """Replies: the host message they are checked against, how to read it, how to read the reply."""
-
-
-class BadInput(Exception):
-    """The input is not one JSON message within the host's limits."""
-
-
-def parse_message(data: bytes, max_bytes: int = MAX_BYTES, max_depth: int = MAX_DEPTH) -> Any:
-    """The one JSON value in ``data``, read as strictly as the host reads it."""
-    if len(data) > max_bytes:
-        raise BadInput(f"{len(data)} bytes, more than the host's limit of {max_bytes} per message")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise BadInput(f"not UTF-8 ({error.reason} at byte {error.start})") from None
-    decoder = json.JSONDecoder(parse_constant=_no_constant)
-    start = len(text) - len(text.lstrip())
-    if start == len(text):
-        raise BadInput("empty: no JSON value")
-    try:
-        value, end = decoder.raw_decode(text, start)
-    except json.JSONDecodeError as error:
-        raise BadInput(f"not JSON: {error.msg} at line {error.lineno} column {error.colno}") from None
-    except RecursionError:
-        raise BadInput(f"nested more deeply than the host's limit of {max_depth} levels") from None
-    except ValueError as error:  # e.g. NaN, or an integer of more than 4300 digits
-        raise BadInput(f"not JSON: {error}") from None
-    if text[end:].strip():
-        raise BadInput("holds more than one JSON value (check one message at a time)")
-    depth = nesting(value)
-    if depth > max_depth:
-        raise BadInput(f"nested {depth} levels deep, more than the host's limit of {max_depth}")
-    return value
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number")
-
-
-def nesting(value: Any) -> int:
-    """How many arrays/objects deep ``value`` goes (``[]`` is 1, ``3`` is 0), without recursion."""
-    deepest = 0
-    stack = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if isinstance(item, (list, dict)):
-            deepest = max(deepest, depth)
-            stack.extend((child, depth + 1) for child in (item if isinstance(item, list) else item.values()))
-    return deepest
 
 
 def _read(source: str) -> bytes:
@@ -138,7 +89,7 @@ def build_parser() -> ArgumentParser:
         metavar="FILE",
         help="for action4: the start message that gave the hand; for feeding-choice: the feed-next message",
     )
-    check.add_argument("--max-depth", type=int, default=MAX_DEPTH, metavar="N", help="nesting limit (64)")
+    check.add_argument("--max-depth", type=int, default=DEFAULT_MAX_DEPTH, metavar="N", help="nesting limit (64)")
     return parser
 
 
@@ -165,10 +116,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--context applies to {' and '.join(CONTEXTS)}, not {name}")
     shown = "standard input" if source == "-" else source
     try:
-        value = parse_message(_read(source), max_depth=args.max_depth)
+        value = decode_one(_read(source), max_depth=args.max_depth)
     except OSError as error:
         parser.error(f"cannot read {shown}: {error.strerror}")
-    except BadInput as error:
+    except FramingError as error:
         print(f"evolution-schema: {shown}: {error}", file=sys.stderr)
         return 1
     context = _context(parser, name, args.context, args.max_depth)
@@ -180,10 +131,10 @@ def _context(parser: ArgumentParser, name: str, source: str | None, max_depth: i
         return None
     kind, reader, _ = CONTEXTS[name]
     try:
-        return reader(parse_message(_read(source), max_depth=max_depth))
+        return reader(decode_one(_read(source), max_depth=max_depth))
     except OSError as error:
         parser.error(f"cannot read {source}: {error.strerror}")
-    except (BadInput, WireError) as error:
+    except (FramingError, WireError) as error:
         parser.error(f"--context {source} is not a valid {kind} message: {error}")
 
 

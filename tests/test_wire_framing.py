@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evolution.net.framing import FramingError, JSONStreamDecoder, encode_message
+from evolution.wire.framing import FramingError, JSONStreamDecoder, encode_message
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(-10**6, 10**6) | st.text(max_size=8),
@@ -66,7 +66,7 @@ def test_a_number_is_complete_at_end_of_stream():
 def test_a_value_cut_off_by_end_of_stream_is_an_error():
     decoder = JSONStreamDecoder()
     decoder.feed(b'[1, "a')
-    with pytest.raises(FramingError, match="ended inside"):
+    with pytest.raises(FramingError, match="ends in the middle of a value"):
         decoder.finish()
 
 
@@ -77,7 +77,7 @@ def test_a_value_cut_off_by_end_of_stream_is_an_error():
         (b'"' + b"x" * (1024 * 1024 + 1), "longer than 1048576 bytes"),
         (b"1" * (1024 * 1024 + 1), "longer than 1048576 bytes"),
         (b"[1, oops] ", "not JSON"),
-        (b"NaN ", "NaN is not JSON"),
+        (b"NaN ", "NaN is not a JSON number"),
         (b"Infinity ", "not JSON"),
         (b"[1]] ", "not JSON"),
         (b"\xff\xfe ", "not JSON"),

@@ -1,7 +1,8 @@
 """A stream of JSON values, parsed incrementally and within limits.
 
 Offers ``JSONStreamDecoder``: ``feed(data)`` returns the complete values so far;
-``finish()`` at end of stream returns a trailing scalar. Values may be separated
+``finish()`` at end of stream returns a trailing scalar; ``decode_one(data)``
+reads a whole input that must hold exactly one value (a file, standard input). Values may be separated
 by any whitespace, by none (``[1][2]``), and may span reads; a number at the
 end of the buffer is incomplete until a delimiter follows (``1`` may become
 ``12``). ``FramingError`` reports bytes that are not JSON, a value larger than
@@ -35,7 +36,7 @@ class FramingError(ValueError):
 
 
 def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
+    raise ValueError(f"{name} is not a JSON number")
 
 
 _decoder = json.JSONDecoder(parse_constant=_reject_constant)
@@ -46,6 +47,8 @@ def decode_value(data: bytes) -> Any:
     try:
         text = data.decode("utf-8")
         value, end = _decoder.raw_decode(text)
+    except json.JSONDecodeError as error:
+        raise FramingError(f"not JSON: {error.msg} at line {error.lineno} column {error.colno}") from None
     except (UnicodeDecodeError, ValueError, RecursionError) as error:
         raise FramingError(f"not JSON: {error}") from None
     if text[end:].strip():
@@ -56,6 +59,17 @@ def decode_value(data: bytes) -> Any:
 def encode_message(value: Any) -> bytes:
     """One compact JSON value and a newline, UTF-8."""
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode("utf-8") + b"\n"
+
+
+def decode_one(data: bytes, max_bytes: int = DEFAULT_MAX_BYTES, max_depth: int = DEFAULT_MAX_DEPTH) -> Any:
+    """The one JSON value in ``data``, read within the same limits as a message on the wire."""
+    decoder = JSONStreamDecoder(max_bytes, max_depth)
+    values = decoder.feed(data) + decoder.finish()
+    if not values:
+        raise FramingError("empty: no JSON value")
+    if len(values) > 1:
+        raise FramingError("holds more than one JSON value")
+    return values[0]
 
 
 class JSONStreamDecoder:
@@ -99,7 +113,7 @@ class JSONStreamDecoder:
         if value is not _INCOMPLETE:
             return [value]
         if self.pending:
-            raise FramingError("the stream ended inside a JSON value")
+            raise FramingError("not JSON: the input ends in the middle of a value")
         return []
 
     def _next_value(self, at_eof: bool) -> Any:
