@@ -22,7 +22,7 @@ from twisted.internet.interfaces import IReactorTime
 from twisted.logger import Logger
 from twisted.python.failure import Failure
 
-from evolution.host.store import GameRecord, ResultsStore, SeatRecord
+from evolution.host.store import GameRecord, ResultsStore, seat_records
 from evolution.net.proxy_player import ProxyPlayer
 from evolution.net.signup import HostProtocol
 from evolution.rules.cards import Deck
@@ -86,22 +86,8 @@ class _Game:
         return ensureDeferred(self.dealer.play())
 
     def record(self, result: GameResult | None, outcome: str) -> GameRecord:
-        ranked = {entry.id: entry for entry in result.ranking} if result else {}
-        removed = {removal.id: removal for removal in self.dealer.removals}
-        seats = []
-        for seat, proxy in enumerate(self.proxies, start=1):
-            entry, removal = ranked.get(seat), removed.get(seat)
-            seats.append(
-                SeatRecord(
-                    seat,
-                    proxy.name,
-                    entry.score if entry else None,
-                    entry.rank if entry else None,
-                    removal.turn if removal else None,
-                    removal.step if removal else None,
-                    removal.reason if removal else None,
-                )
-            )
+        names = [proxy.name for proxy in self.proxies]
+        seats = seat_records(names, result.ranking if result else (), self.dealer.removals)
         return GameRecord(
             self.started_at,
             _now(),
@@ -109,7 +95,7 @@ class _Game:
             self.seed,
             self.dealer.turn,
             outcome,
-            tuple(seats),
+            seats,
         )
 
     def hang_up(self, result: GameResult | None) -> None:

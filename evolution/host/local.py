@@ -15,36 +15,20 @@ import sys
 from typing import Any
 
 from evolution.cli import ArgumentParser, quiet_broken_pipe
+from evolution.host.results_cli import format_seats
+from evolution.host.store import SeatRecord, seat_records
 from evolution.rules.cards import Deck
 from evolution.rules.dealer import MAX_PLAYERS, MIN_PLAYERS
 from evolution.rules.local import play_local_game
-from evolution.rules.results import GameResult
 from evolution.rules.silly import SillyPlayer
 
 
-def seat_results(result: GameResult, names: list[str]) -> list[dict[str, Any]]:
-    """One entry per seat (1-based, the order players were handed to the dealer)."""
-    ranked = {entry.id: entry for entry in result.ranking}
-    removed = {removal.id: removal for removal in result.removals}
-    rows = []
-    for seat, name in enumerate(names, start=1):
-        row: dict[str, Any] = {"seat": seat, "name": name, "score": None, "rank": None}
-        if seat in ranked:
-            row["score"], row["rank"] = ranked[seat].score, ranked[seat].rank
-        if seat in removed:
-            row["removed"] = removed[seat].reason
-        rows.append(row)
-    return rows
-
-
-def format_table(rows: list[dict[str, Any]]) -> str:
-    lines = ["rank  seat  name          score"]
-    for row in sorted(rows, key=lambda r: (r["rank"] is None, r["rank"] or 0, r["seat"])):
-        rank = "-" if row["rank"] is None else str(row["rank"])
-        score = "-" if row["score"] is None else str(row["score"])
-        note = f"  removed: {row['removed']}" if "removed" in row else ""
-        lines.append(f"{rank:>4}  {row['seat']:>4}  {row['name']:<12}  {score:>5}{note}")
-    return "\n".join(lines)
+def seat_json(seat: SeatRecord) -> dict[str, Any]:
+    """A seat as ``--json`` prints it: seat, name, score, rank (and why it was removed)."""
+    row: dict[str, Any] = {"seat": seat.seat, "name": seat.name, "score": seat.score, "rank": seat.rank}
+    if seat.removed_reason is not None:
+        row["removed"] = seat.removed_reason
+    return row
 
 
 def _players(text: str) -> int:
@@ -90,13 +74,14 @@ def main(argv: list[str] | None = None) -> int:
         seed = None if args.deck == "sorted" else first_seed + game
         deck = Deck.sorted() if seed is None else Deck.shuffled(seed)
         result = play_local_game([SillyPlayer() for _ in names], deck)
-        rows = seat_results(result, names)
+        seats = seat_records(names, result.ranking, result.removals)
         if args.json:
+            rows = [seat_json(seat) for seat in seats]
             print(json.dumps({"seed": seed, "deck": "sorted" if seed is None else "shuffled", "results": rows}))
         else:
             header = "sorted deck" if seed is None else f"seed {seed}"
             print(f"game {game + 1} of {args.games} ({header}, {result.turns} turns)")
-            print(format_table(rows))
+            print(format_seats(seats))
     return 0
 
 

@@ -10,22 +10,28 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Sequence
 
 from evolution.cli import ArgumentParser, quiet_broken_pipe
-from evolution.host.store import GameRecord, ResultsStore, StoreError
+from evolution.host.store import GameRecord, ResultsStore, SeatRecord, StoreError
 
 
-def format_game(game: GameRecord) -> str:
-    deck = "sorted deck" if game.seed is None else f"seed {game.seed}"
-    lines = [f"game #{game.id}  {game.started_at}  {deck}  {game.turns} turns  {game.outcome}"]
-    lines.append("  rank  seat  name                  score")
-    for p in sorted(game.players, key=lambda p: (p.rank is None, p.rank or 0, p.seat)):
+def format_seats(seats: Sequence[SeatRecord]) -> str:
+    """A ranking table: ranked seats first, then removed ones with the reason."""
+    lines = ["  rank  seat  name                  score"]
+    for p in sorted(seats, key=lambda p: (p.rank is None, p.rank or 0, p.seat)):
         rank = "-" if p.rank is None else str(p.rank)
         score = "-" if p.score is None else str(p.score)
         name = p.name if len(p.name) <= 20 else p.name[:19] + "\u2026"
         removed = f"  removed in turn {p.removed_turn} ({p.removed_step}): {p.removed_reason}" if p.removed_reason else ""
         lines.append(f"  {rank:>4}  {p.seat:>4}  {name!s:<20}  {score:>5}{removed}")
     return "\n".join(lines)
+
+
+def format_game(game: GameRecord) -> str:
+    deck = "sorted deck" if game.seed is None else f"seed {game.seed}"
+    header = f"game #{game.id}  {game.started_at}  {deck}  {game.turns} turns  {game.outcome}"
+    return header + "\n" + format_seats(game.players)
 
 
 @quiet_broken_pipe

@@ -3,7 +3,8 @@
 Offers ``ResultsStore`` (``open(path)`` creates or upgrades the database from
 the versioned files in ``store_schemas/``; ``record(game)`` writes one game
 in one transaction; ``games()`` reads them back) and the ``GameRecord`` /
-``SeatRecord`` values it stores.
+``SeatRecord`` values it stores; ``seat_records`` makes the seats of a game
+from the dealer's ranking and removals.
 
 Writes are synchronous on the calling thread: one small transaction per
 finished game, so the reactor is held for about a millisecond per game.
@@ -14,7 +15,9 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
+
+from evolution.rules.results import Ranked, Removal
 
 SCHEMA_DIR = Path(__file__).resolve().parent / "store_schemas"
 CURRENT_VERSION = 1
@@ -29,6 +32,27 @@ class SeatRecord:
     removed_turn: int | None = None
     removed_step: str | None = None
     removed_reason: str | None = None
+
+
+def seat_records(names: Sequence[str], ranking: Sequence[Ranked], removals: Sequence[Removal]) -> tuple[SeatRecord, ...]:
+    """One record per seat; seat k is the player with id k (the k-th handed to the dealer)."""
+    ranked = {entry.id: entry for entry in ranking}
+    removed = {removal.id: removal for removal in removals}
+    seats = []
+    for seat, name in enumerate(names, start=1):
+        entry, removal = ranked.get(seat), removed.get(seat)
+        seats.append(
+            SeatRecord(
+                seat,
+                name,
+                entry.score if entry else None,
+                entry.rank if entry else None,
+                removal.turn if removal else None,
+                removal.step if removal else None,
+                removal.reason if removal else None,
+            )
+        )
+    return tuple(seats)
 
 
 @dataclass(frozen=True)
