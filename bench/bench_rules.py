@@ -15,7 +15,6 @@ GAMES = 300
 
 def main() -> None:
     game_ms = []
-    steps = 0
     for seed in range(GAMES):
         dealer = Dealer.new_game([SillyPlayer() for _ in range(8)], Deck.shuffled(seed))
         started = time.perf_counter()

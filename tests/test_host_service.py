@@ -7,7 +7,7 @@ from twisted.application.internet import StreamServerEndpointService
 from twisted.internet.testing import MemoryReactorClock
 from twisted.python import usage
 
-from evolution.host.service import LobbyService, Options, StoreService, makeService
+from evolution.host.service import ListeningService, LobbyService, Options, StoreService, makeService
 
 
 def parse(*args: str) -> Options:
@@ -37,6 +37,8 @@ def test_defaults():
         (["--deck", "random"], "--deck takes shuffled or sorted"),
         (["--deck", "sorted", "--seed", "3"], "cannot go with --deck sorted"),
         (["--max-depth", "-1"], "--max-depth must be at least 1"),
+        (["--port", "nonsense:1"], "--port 'nonsense:1' is not an endpoint such as tcp:45678"),
+        (["--port", "tcp:http"], "--port 'tcp:http' is not an endpoint"),
     ],
 )
 def test_bad_options_are_explained(args, message):
@@ -54,7 +56,8 @@ def test_make_service_listens_on_the_endpoint_and_composes_small_services(tmp_pa
     options = parse("--port", "tcp:4567:interface=127.0.0.1", "--db", str(tmp_path / "r.sqlite"))
     top = makeService(options, reactor)
     kinds = sorted(type(child).__name__ for child in top)
-    assert kinds == sorted([StoreService.__name__, LobbyService.__name__, StreamServerEndpointService.__name__])
+    assert kinds == sorted([StoreService.__name__, LobbyService.__name__, ListeningService.__name__])
+    assert issubclass(ListeningService, StreamServerEndpointService)
     top.startService()
     [(port, factory, _backlog, interface)] = reactor.tcpServers
     assert (port, interface) == (4567, "127.0.0.1")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import sys
 
@@ -56,3 +57,15 @@ def test_a_client_with_no_host_says_so_and_fails(tmp_path):
     assert result.returncode == 1
     assert "cannot connect to 127.0.0.1" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_a_port_already_taken_stops_the_host_with_one_sentence(tmp_path):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        host = HostProcess(port, tmp_path / "r.sqlite", tmp_path / "host.log")
+        assert host.wait(limit=30) == 1
+    log = (tmp_path / "host.log").read_text()
+    assert f"twistd evolution: cannot listen on tcp:{port}:interface=127.0.0.1: [Errno 98]" in log
+    assert "Traceback" not in log

@@ -15,7 +15,6 @@ import dataclasses
 import random
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Callable
 
 from twisted.internet.defer import Deferred, ensureDeferred
 from twisted.internet.interfaces import IReactorTime
@@ -115,12 +114,10 @@ class GameRunner:
         settings: GameSettings,
         store: ResultsStore,
         clock: IReactorTime,
-        on_game_over: Callable[[int], None] | None = None,
     ) -> None:
         self.settings = settings
         self.store = store
         self.clock = clock
-        self.on_game_over = on_game_over
         self.games_begun = 0
         self.games_over = 0
         self.running: dict[_Game, int] = {}
@@ -195,7 +192,5 @@ class GameRunner:
         game.hang_up(result)
         self.games_over += 1
         self.records.append(record)
-        if self.on_game_over is not None:
-            self.on_game_over(self.games_over)
         self._wake()
         return record

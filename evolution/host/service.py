@@ -11,7 +11,10 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from twisted.application import service, strports
+from twisted.application import service
+from twisted.application.internet import StreamServerEndpointService
+from twisted.internet import endpoints
+from twisted.internet.error import CannotListenError
 from twisted.logger import Logger
 from twisted.python import usage
 
@@ -102,6 +105,27 @@ class Options(usage.Options):
             raise usage.UsageError(f"--deck takes shuffled or sorted, not {self['deck']!r}")
         if self["deck"] == "sorted" and self["seed"] is not None:
             raise usage.UsageError("--seed shuffles the deck; it cannot go with --deck sorted")
+        try:
+            endpoints.serverFromString(None, self["port"])  # parsed only; nothing listens yet
+        except (ValueError, TypeError) as error:
+            raise usage.UsageError(
+                f"--port {self['port']!r} is not an endpoint such as tcp:45678 ({error})"
+            ) from None
+
+
+class ListeningService(StreamServerEndpointService):
+    """Listens on the endpoint; a port that cannot be had stops twistd with one sentence."""
+
+    def __init__(self, endpoint: Any, factory: SignupFactory, description: str) -> None:
+        super().__init__(endpoint, factory)
+        self.description = description
+        self._raiseSynchronously = True  # a failure to listen raises at start-up, as strports does
+
+    def privilegedStartService(self) -> None:
+        try:
+            super().privilegedStartService()
+        except CannotListenError as error:
+            raise SystemExit(f"twistd evolution: cannot listen on {self.description}: {error.socketError}") from None
 
 
 class StoreService(service.Service):
@@ -144,14 +168,10 @@ def build_host(
     ``stop`` is called once ``--games`` games are over.
     """
 
-    def game_over(count: int) -> None:
-        if options["games"] is not None and count >= options["games"]:
-            log.info("{count} games are over; stopping", count=count)
-            if stop is not None:
-                stop()
-
     settings = GameSettings(options["timeout"], options["deck"], options["seed"], options["send-scores"])
-    runner = GameRunner(settings, store, clock, game_over)
+    runner = GameRunner(settings, store, clock)
+    if options["games"] is not None and stop is not None:
+        runner.when_games_over(options["games"]).addCallback(lambda records: _all_over(len(records), stop))
     config = SignupConfig(
         options["min_players"],
         options["max_players"],
@@ -162,6 +182,11 @@ def build_host(
         options["max-depth"],
     )
     return SignupFactory(config, runner.start_game, clock), runner
+
+
+def _all_over(count: int, stop: Callable[[], None]) -> None:
+    log.info("{count} games are over; stopping", count=count)
+    stop()
 
 
 def makeService(options: Options, reactor: Any = None) -> service.MultiService:
@@ -176,5 +201,6 @@ def makeService(options: Options, reactor: Any = None) -> service.MultiService:
     store_service.setServiceParent(top)
     factory, runner = build_host(options, store, reactor, lambda: reactor.callLater(0, reactor.stop))
     LobbyService(factory, runner).setServiceParent(top)
-    strports.service(options["port"], factory, reactor=reactor).setServiceParent(top)
+    endpoint = endpoints.serverFromString(reactor, options["port"])
+    ListeningService(endpoint, factory, options["port"]).setServiceParent(top)
     return top

@@ -13,7 +13,7 @@ Messages are handled one at a time, in order.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from twisted.internet.defer import Deferred, maybeDeferred, succeed
@@ -51,7 +51,6 @@ class ClientOutcome:
     turns: int = 0
     messages: int = 0
     scores: list[tuple[int, int]] | None = None
-    log: list[str] = field(default_factory=list)
 
 
 class ClientProtocol(JSONStreamProtocol):

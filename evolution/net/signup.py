@@ -74,9 +74,8 @@ class HostProtocol(JSONStreamProtocol):
         return f"{address.host}:{address.port}" if hasattr(address, "host") else str(address)
 
     def connectionMade(self) -> None:
-        super().connectionMade()
         self.max_bytes, self.max_depth = self.factory.config.max_bytes, self.factory.config.max_depth
-        self._decoder.max_bytes, self._decoder.max_depth = self.max_bytes, self.max_depth
+        super().connectionMade()
         self._set_deadline("no sign-up message")
 
     def _set_deadline(self, what: str) -> None:

@@ -16,7 +16,7 @@ import json
 import sys
 from typing import Any, Callable
 
-from evolution.rules.actions import apply_action, check_action
+from evolution.rules.actions import check_action
 from evolution.rules.attack import may_attack
 from evolution.cli import ArgumentParser
 from evolution.rules.cards import Deck
