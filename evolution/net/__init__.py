@@ -1,4 +1,4 @@
-"""The network layer: framing, the host's sign-up and proxy players, the client.
+"""The network layer: the JSON stream protocol, the host's sign-up and proxy players, the client.
 
 Built on Twisted; talks to the rules only through the player interface and to
 JSON only through ``evolution.wire``.
