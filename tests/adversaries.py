@@ -28,6 +28,13 @@ class Adversary(ClientProtocol):
         self.when = when
         self.act = act
         self.acted = False
+        self.timers: list = []
+
+    def connectionLost(self, reason: Any = None) -> None:
+        for timer in self.timers:
+            if timer.active():
+                timer.cancel()
+        super().connectionLost(reason)
 
     def _handle(self, value: Any) -> Any:
         if self.signed_up and not self.acted and message_kind(value) == self.when:
@@ -71,7 +78,7 @@ def trickle(data: bytes, interval: float) -> Act:
         def write(i: int) -> None:
             if i < len(data) and client.connected:
                 client.transport.write(data[i:i + 1])
-                reactor.callLater(interval, write, i + 1)
+                client.timers.append(reactor.callLater(interval, write, i + 1))
 
         write(0)
 
