@@ -3,6 +3,7 @@ PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+NODE_KIT := examples/javascript/node_modules/.installed
 
 .PHONY: demo test bench local clean
 
@@ -11,12 +12,18 @@ $(STAMP): setup.cfg pyproject.toml
 	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[test]' --config-settings editable_mode=compat
 	touch $(STAMP)
 
+# The JavaScript example bot's one dependency (Ajv); skipped, with a note, where npm is missing.
+$(NODE_KIT): examples/javascript/package.json examples/javascript/package-lock.json
+	@if command -v npm >/dev/null 2>&1; then \
+		npm ci --prefix examples/javascript --no-audit --no-fund --loglevel=error && touch $@; \
+	else echo "npm not found: the JavaScript tests will be skipped"; fi
+
 ## demo: host on loopback, 8 client processes, a few games, the results table
 demo: $(STAMP)
 	$(BIN)/python -m evolution.host.demo
 
 ## test: the whole test suite, conformance cases included
-test: $(STAMP)
+test: $(STAMP) $(NODE_KIT)
 	$(BIN)/python -m pytest
 
 ## bench: speed figures (printed, never asserted)
@@ -28,4 +35,4 @@ local: $(STAMP)
 	$(BIN)/evolution-local 8 --seed 1
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis twisted/plugins/dropin.cache
+	rm -rf $(VENV) examples/javascript/node_modules build *.egg-info .pytest_cache .hypothesis twisted/plugins/dropin.cache

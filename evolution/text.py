@@ -1,0 +1,50 @@
+"""Text from bots, made safe to show: on a terminal, in a log, in a table.
+
+Offers ``escape(text)``, which rewrites every character a terminal or a
+text viewer would interpret rather than show (C0 and C1 control codes and
+DEL, line and paragraph separators, bidirectional overrides and isolates,
+other invisible format characters, lone surrogates, a backslash) as a
+visible escape such as ``\\x1b`` or ``\\u202e``, and ``short(text, limit)``,
+which escapes and then cuts to ``limit`` characters with an ellipsis.
+
+Any JSON string is a valid name: names are stored as sent, losslessly, and
+pass through ``escape`` only on their way to a reader. Escaping is one-to-one
+(a backslash is doubled), so two different names never look the same.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+_NAMED = {"\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+# Control, format (bidi overrides, zero-width), separators (U+2028/9), surrogates, private use.
+_UNSAFE_CATEGORIES = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn"})
+_ASCII_SAFE = re.compile(r"[\x20-\x5b\x5d-\x7e]*\Z")
+
+
+def _escape_char(char: str) -> str:
+    if char in _NAMED:
+        return _NAMED[char]
+    if unicodedata.category(char) not in _UNSAFE_CATEGORIES:
+        return char
+    code = ord(char)
+    if code <= 0xFF:
+        return f"\\x{code:02x}"
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    return f"\\U{code:08x}"
+
+
+def escape(text: str) -> str:
+    """``text`` with every character a terminal would interpret written as a visible escape."""
+    if _ASCII_SAFE.match(text):
+        return text
+    return "".join(_escape_char(char) for char in text)
+
+
+def short(text: str, limit: int) -> str:
+    """``escape(text)``, cut to at most ``limit`` characters with a trailing ellipsis."""
+    shown = escape(text)
+    return shown if len(shown) <= limit else shown[: limit - 1] + "\u2026"
