@@ -58,11 +58,11 @@ def silly_action(hand: Sequence[Card], board_count: int) -> Action4:
 def silly_feeding_choice(state: FeedingState) -> FeedingChoice:
     """The reference strategy's next feeding choice (rules.md 12.2)."""
     boards = state.boards
-    fat = [(s, sp, min(sp.fat_need, state.watering_hole)) for s, sp in enumerate(boards) if sp.fat_need > 0]
+    fat = [(s, sp) for s, sp in enumerate(boards) if sp.fat_need > 0]
     if fat:
-        most = max(need for _, _, need in fat)
-        chosen = _largest([(s, sp) for s, sp, need in fat if need == most])
-        return FatTissueChoice(chosen, most)
+        most = max(sp.fat_need for _, sp in fat)
+        chosen = _largest([(s, sp) for s, sp in fat if sp.fat_need == most])
+        return FatTissueChoice(chosen, min(most, state.watering_hole))
     vegetarians = [(s, sp) for s, sp in enumerate(boards) if sp.is_hungry and not sp.is_carnivore]
     if vegetarians:
         return VegetarianChoice(_largest(vegetarians))
