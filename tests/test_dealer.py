@@ -15,7 +15,7 @@ food cards leave the watering hole empty, as in the reference transcript).
 from __future__ import annotations
 
 import pytest
-from twisted.internet.defer import Deferred, fail, succeed
+from twisted.internet.defer import Deferred, ensureDeferred, fail, succeed
 
 from builders import Faulty, PlayerBroke, Recorder, card, play, player, sp, table
 from evolution.rules.cards import ALL_CARDS, Deck
@@ -24,8 +24,8 @@ from evolution.rules.local import play_local_game, run_locally
 from evolution.rules.results import Ranked, rank
 
 
-def new_game(players, deck=None, observer=None) -> Dealer:
-    return Dealer.new_game(players, deck if deck is not None else Deck.sorted(), observer)
+def new_game(players, deck=None, observer=None, parallel_choose=False) -> Dealer:
+    return Dealer.new_game(players, deck if deck is not None else Deck.sorted(), observer, parallel_choose)
 
 
 # -- misbehaving players (rules.md 11) ----------------------------------------
@@ -316,3 +316,92 @@ def test_expelling_a_player_that_is_not_in_the_game_changes_nothing():
     dealer = new_game(players)
     dealer.expel(Recorder("stranger"), "not here")
     assert play(dealer.play()) == play_local_game([Recorder() for _ in range(3)], Deck.sorted())
+
+
+# -- steps 2-3: one player at a time, or all at once ----------------------------
+
+
+class Pending(Recorder):
+    """Answers ``choose`` with a Deferred that the test fires; logs when it is asked."""
+
+    def __init__(self, name: str, log: list[str]) -> None:
+        super().__init__(name)
+        self.log = log
+        self.answers: list[Deferred] = []
+
+    def choose(self, before, after):
+        self.log.append(f"ask {self.name}")
+        answer = super().choose(before, after)
+        waiting: Deferred = Deferred()
+        waiting.addCallback(lambda _: answer)
+        self.answers.append(waiting)
+        return waiting
+
+
+def _first_choose_round(parallel: bool) -> tuple[list[str], list[Pending]]:
+    log: list[str] = []
+    players = [Pending(name, log) for name in ("a", "b", "c")]
+    game = ensureDeferred(new_game(players, parallel_choose=parallel).play())
+    for player in players:
+        if player.answers:
+            log.append(f"answer {player.name}")
+            player.answers[0].callback(None)
+    game.cancel()
+    return log, players
+
+
+def test_choose_is_asked_of_one_player_at_a_time_each_answer_awaited_first():
+    log, _ = _first_choose_round(parallel=False)
+    assert log[:6] == ["ask a", "answer a", "ask b", "answer b", "ask c", "answer c"]
+
+
+def test_parallel_choose_asks_every_player_before_any_answer():
+    log, _ = _first_choose_round(parallel=True)
+    assert log[:4] == ["ask a", "ask b", "ask c", "answer a"]
+
+
+def test_both_orders_play_the_same_game_with_local_players():
+    for seed in range(5):
+        one_at_a_time = play(new_game([Recorder() for _ in range(4)], Deck.shuffled(seed)).play())
+        all_at_once = play(new_game([Recorder() for _ in range(4)], Deck.shuffled(seed), parallel_choose=True).play())
+        assert one_at_a_time == all_at_once
+
+
+# -- checkpoints: expulsions a replay can put back where they happened ----------
+
+
+def test_an_expulsion_takes_effect_at_the_first_safe_point_after_the_count_it_names():
+    def removal_when_expelled_after(count: int):
+        players = [Recorder() for _ in range(3)]
+        dealer = new_game(players)
+        assert dealer.expel(players[1], "gone", after=count) == count
+        result = play(dealer.play())
+        [removal] = result.removals
+        return removal, dealer
+
+    first, _ = removal_when_expelled_after(0)
+    assert (first.id, first.turn, first.step, first.reason) == (2, 1, "start", "gone")
+    later, dealer = removal_when_expelled_after(1)
+    assert (later.turn, later.step) == (1, "choose")
+    plain = new_game([Recorder() for _ in range(3)])
+    play(plain.play())
+    last, _ = removal_when_expelled_after(plain.checkpoints - 1)
+    assert last.step == "end"
+
+
+def test_a_recorded_checkpoint_puts_a_live_expulsion_back_at_the_same_point():
+    # Live: the victim is expelled while the expeller is asked to feed. Replay: the same
+    # expulsion handed to a fresh dealer up front, with the recorded count, gives the same game.
+    expeller, victim, other = Expeller("feed_next"), Recorder("victim"), Recorder("other")
+    dealer = new_game([expeller, victim, other])
+    recorded: list[int] = []
+    expel = dealer.expel
+    dealer.expel = lambda player, reason, after=None: recorded.append(expel(player, reason, after)) or recorded[-1]
+    expeller.dealer, expeller.victim = dealer, victim
+    live = play(dealer.play())
+    [count] = recorded
+
+    players = [Recorder(), Recorder("victim"), Recorder()]
+    replayed = new_game(players)
+    replayed.expel(players[1], "connection lost", after=count)
+    assert play(replayed.play()) == live

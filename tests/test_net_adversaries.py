@@ -94,10 +94,10 @@ class AdversaryTests(unittest.TestCase):
         self.assertEqual(seat.removed_reason, "no reply to choose within 0.3 s")
 
     async def test_talks_after_start(self) -> None:
-        # choose follows start at once, so the chatter is read as the reply to choose
-        # (remote-protocol.md 4.1)
+        # The offender signed up first, so it is last in turn order: choose is asked of
+        # one player at a time, and its chatter arrives before its own question.
         _, seat = await self.game_with("start", bad.send("hello"))
-        self.assertEqual(seat.removed_reason, 'invalid reply to choose: action4: "hello" is not an array')
+        self.assertEqual(seat.removed_reason, 'sent a message nobody asked for: "hello"')
 
     async def test_answers_twice(self) -> None:
         _, seat = await self.game_with("choose", bad.then_silly([0, [], [], [], []]))

@@ -13,9 +13,20 @@ An optional observer sees the table after every step (tests check invariants
 there).
 
 Turn structure (rules.md 4-10): end check; step 1 (free boards, cards,
-``start``); steps 2-3 (``choose`` asked of all players at once, answers
+``start``); steps 2-3 (``choose`` asked of one player at a time in turn order,
+each answer awaited before the next player is asked, as the course's server
+does; or, with ``parallel_choose``, of all players at once; the answers are
 checked, then applied in turn order); step 4 (start-of-feeding effects, the
 feeding cycle); end of turn; rotation.
+
+Checkpoints. Expulsions take effect only at the dealer's safe points, never
+while an answer is being checked against the table: the end of step 1, the
+end of steps 2-3, before every feeding step, the end of a turn and the end of
+the game. ``checkpoints`` counts the safe points passed; ``expel`` answers the
+count at which it was asked, and an expulsion asked at count ``c`` takes
+effect at safe point ``c + 1``. A replay hands the same counts back to
+``expel`` (its ``after`` argument) and so removes a player at exactly the
+point where the recorded game removed it.
 """
 
 from __future__ import annotations
@@ -79,23 +90,29 @@ async def _settle(pending: Any) -> Any:
 class Dealer:
     """Runs one game: the table, the turn, and the record of removals."""
 
-    def __init__(self, table: Table, observer: Observer | None = None) -> None:
+    def __init__(self, table: Table, observer: Observer | None = None, parallel_choose: bool = False) -> None:
         self.table = table
         self.removals: list[Removal] = []
         self.turn = 0
         self.step = "start"
         self.observer = observer
-        self._expelled: list[tuple[Player, str]] = []
+        self.parallel_choose = parallel_choose
+        self.checkpoints = 0
+        self._expelled: list[tuple[Player, str, int]] = []
 
     @classmethod
     def new_game(
-        cls, players: Sequence[Player], deck: Deck | None = None, observer: Observer | None = None
+        cls,
+        players: Sequence[Player],
+        deck: Deck | None = None,
+        observer: Observer | None = None,
+        parallel_choose: bool = False,
     ) -> Dealer:
         """A dealer for a new game; player ids are 1, 2, ... in the order given."""
         if not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
             raise ValueError(f"a game needs {MIN_PLAYERS}..{MAX_PLAYERS} players, not {len(players)}")
         states = [PlayerState(i + 1, player=player) for i, player in enumerate(players)]
-        return cls(Table(states, 0, deck if deck is not None else Deck.sorted()), observer)
+        return cls(Table(states, 0, deck if deck is not None else Deck.sorted()), observer, parallel_choose)
 
     def _observe(self, event: str) -> None:
         if self.observer is not None:
@@ -109,7 +126,7 @@ class Dealer:
             self.turn += 1
             await self.play_turn()
         self.step = "end"
-        self._apply_expulsions()
+        self._checkpoint()
         return GameResult(rank(self.table.players), tuple(self.removals), self.turn)
 
     def game_over(self) -> bool:
@@ -141,20 +158,28 @@ class Dealer:
             outcome = await _settle(call)
             if isinstance(outcome, _Failed):
                 self.remove(player, outcome.reason)
-        self._apply_expulsions()
+        self._checkpoint()
         self._observe("start")
 
     # -- steps 2 and 3 ------------------------------------------------------
 
     async def choose_all(self) -> list[tuple[PlayerState, Action4]]:
-        """Ask every player at once (seed 001 note C); keep the legal answers."""
+        """Ask every player for its card actions; keep the legal answers.
+
+        One player at a time in turn order, each answer awaited before the next
+        question; with ``parallel_choose``, every player at once (seed 001 note
+        C). Either way each player sees the boards as they were before anyone's
+        actions are applied.
+        """
         self.step = "choose"
         players = list(self.table.players)
         boards = [tuple(p.boards) for p in players]
-        pending = [
-            _call(p, "choose", tuple(boards[:i]), tuple(boards[i:])) for i, p in enumerate(players)
-        ]
-        answers = [await _settle(call) for call in pending]
+        questions = [(p, tuple(boards[:i]), tuple(boards[i:])) for i, p in enumerate(players)]
+        if self.parallel_choose:
+            pending = [_call(p, "choose", before, after) for p, before, after in questions]
+            answers = [await _settle(call) for call in pending]
+        else:
+            answers = [await _settle(_call(p, "choose", before, after)) for p, before, after in questions]
         legal = []
         for player, answer in zip(players, answers):
             if isinstance(answer, _Failed):
@@ -164,7 +189,7 @@ class Dealer:
                 legal.append((player, check_action(answer, player.boards, player.hand)))
             except RulesViolation as violation:
                 self.remove(player, f"illegal Action4: {violation}")
-        self._apply_expulsions()
+        self._checkpoint()
         return [(player, action) for player, action in legal if player in self.table.players]
 
     def apply_actions(self, actions: list[tuple[PlayerState, Action4]]) -> None:
@@ -185,8 +210,7 @@ class Dealer:
         queue = deque(table.players)
         idle = 0
         while queue and table.watering_hole > 0 and idle < len(queue):
-            if self._expelled:
-                self._apply_expulsions()
+            self._checkpoint()
             if queue[0] not in table.players:
                 queue.popleft()
                 idle = 0
@@ -265,23 +289,33 @@ class Dealer:
         players = table.players
         if players:
             players.append(players.pop(0))
-        self._apply_expulsions()
+        self._checkpoint()
         self._observe("end-of-turn")
 
     # -- removal ------------------------------------------------------------
 
-    def expel(self, player: Player, reason: str) -> None:
-        """Remove the player whose external object is ``player``, at the next safe point.
+    def expel(self, player: Player, reason: str, after: int | None = None) -> int:
+        """Remove the player whose external object is ``player`` at a safe point; answer the checkpoint count.
 
         For failures noticed outside a call (a remote player disconnects or
         talks out of turn while others are being asked); the removal waits
-        until no answer is being checked against the table.
+        until no answer is being checked against the table: it takes effect at
+        the first safe point after checkpoint ``after`` (default: the count
+        now, so the next safe point).
         """
-        self._expelled.append((player, reason))
+        after = self.checkpoints if after is None else after
+        self._expelled.append((player, reason, after))
+        return after
 
-    def _apply_expulsions(self) -> None:
-        expelled, self._expelled = self._expelled, []
-        for external, reason in expelled:
+    def _checkpoint(self) -> None:
+        """A safe point: count it, and apply the expulsions that are due."""
+        self.checkpoints += 1
+        if not self._expelled:
+            return
+        count = self.checkpoints
+        due = [entry for entry in self._expelled if entry[2] < count]
+        self._expelled = [entry for entry in self._expelled if entry[2] >= count]
+        for external, reason, _ in due:
             for state in self.table.players:
                 if state.player is external:
                     self.remove(state, reason)
