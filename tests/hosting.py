@@ -12,6 +12,7 @@ from twisted.trial import unittest
 
 from evolution.host.service import Options, build_host
 from evolution.host.store import ResultsStore
+from evolution.host.store_writer import StoreWriter
 from evolution.net.client import play_remote
 from evolution.rules.silly import SillyPlayer
 
@@ -25,12 +26,14 @@ def host_options(db: Path, *extra: str) -> Options:
 class LocalHost:
     """The host's factory, runner and store, listening on a free loopback port."""
 
-    def __init__(self, directory: Path, *extra: str) -> None:
+    def __init__(self, directory: Path, *extra: str, **writer: Any) -> None:
         self.options = host_options(directory / "results.sqlite", *extra)
-        self.store = ResultsStore.open(self.options["db"])
-        self.factory, self.runner = build_host(self.options, self.store, reactor)
+        self.writer = StoreWriter(self.options["db"], reactor, **writer)
+        self.writer.open()
+        self.factory, self.runner = build_host(self.options, self.writer, reactor)
         self.listening = reactor.listenTCP(0, self.factory, interface="127.0.0.1")
         self.port = self.listening.getHost().port
+        self.readers: list[ResultsStore] = []
 
     def client(self, name: str, player: Any = None) -> Deferred:
         """A real client (in this process) that signs up and plays one game."""
@@ -38,10 +41,20 @@ class LocalHost:
             play_remote(reactor, "127.0.0.1", self.port, name, player or SillyPlayer(), retries=0)
         )
 
+    async def stored(self) -> ResultsStore:
+        """The results store as a reader sees it once the writes handed over so far are done."""
+        await self.writer.idle()
+        store = ResultsStore.open(self.options["db"])
+        self.readers.append(store)
+        return store
+
     async def stop(self) -> None:
         await self.listening.stopListening()
         self.factory.stop()
-        self.store.close()
+        self.runner.stop()
+        await self.writer.close()
+        for reader in self.readers:
+            reader.close()
 
 
 async def until(predicate: Any, interval: float = 0.01) -> None:
@@ -50,10 +63,10 @@ async def until(predicate: Any, interval: float = 0.01) -> None:
         await deferLater(reactor, interval, lambda: None)
 
 
-def new_host(test: unittest.TestCase, *extra: str) -> LocalHost:
-    """A host in a fresh folder of ``test``'s, stopped when the test ends."""
+def new_host(test: unittest.TestCase, *extra: str, **writer: Any) -> LocalHost:
+    """A host in a fresh folder of ``test``'s, stopped when the test ends (``writer``: StoreWriter options)."""
     directory = Path(test.mktemp())
     directory.mkdir()
-    host = LocalHost(directory, *extra)
+    host = LocalHost(directory, *extra, **writer)
     test.addCleanup(host.stop)
     return host

@@ -9,6 +9,7 @@ import sys
 
 import pytest
 
+from evolution.host.database import APPLICATION_ID, SCHEMA_DIR
 from evolution.host.store import GameRecord, ResultsStore, SeatRecord, StoreError
 
 GAME = GameRecord(
@@ -84,3 +85,83 @@ def test_results_without_a_database_say_so(tmp_path):
     listing = results("--db", str(tmp_path / "missing.sqlite"))
     assert listing.returncode == 1
     assert listing.stderr.strip() == f"evolution-results: no results database at {tmp_path / 'missing.sqlite'}"
+
+
+# -- what the store refuses, untouched, in one sentence -----------------------------------
+
+
+V1_TABLES = ["CREATE TABLE version (version)", "CREATE TABLE games (id)", "CREATE TABLE players (game_id)"]
+
+
+def _foreign(path, *statements: str) -> bytes:
+    with sqlite3.connect(path) as connection:
+        for statement in statements:
+            connection.execute(statement)
+    connection.close()
+    return path.read_bytes()
+
+
+@pytest.mark.parametrize(
+    "statements, message",
+    [
+        (["CREATE TABLE customers (id INTEGER, name TEXT)"], "it holds tables customers"),
+        (["CREATE TABLE version (version INTEGER)", "INSERT INTO version VALUES (1)"], "it holds tables version"),
+        (["CREATE TABLE version (v)", "CREATE TABLE games (x)", "CREATE TABLE players (y)"], "damaged version table"),
+        (V1_TABLES + ["INSERT INTO version VALUES ('one')"], "damaged version table"),
+        (V1_TABLES + ["INSERT INTO version VALUES (1)", "INSERT INTO version VALUES (1)"], "damaged version table"),
+        ([f"PRAGMA application_id = {APPLICATION_ID}", "CREATE TABLE version (v)"], "damaged version table"),
+        (["PRAGMA application_id = 1234", "CREATE TABLE t (x)"], "application id 0x4d2"),
+    ],
+    ids=["another application's tables", "a lone version table", "an empty version table", "a text version",
+         "two versions", "ours, without a version", "another application id"],
+)
+def test_a_database_of_another_application_is_refused_untouched(tmp_path, statements, message):
+    path = tmp_path / "theirs.sqlite"
+    before = _foreign(path, *statements)
+    with pytest.raises(StoreError, match=message) as refused:
+        ResultsStore.open(path)
+    assert "\n" not in str(refused.value)
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["theirs.sqlite"]
+
+
+def test_a_folder_or_a_missing_folder_is_refused_in_one_sentence(tmp_path):
+    with pytest.raises(StoreError, match="is a folder, not a file"):
+        ResultsStore.open(tmp_path)
+    with pytest.raises(StoreError, match=r"cannot be created: the folder .*missing does not exist"):
+        ResultsStore.open(tmp_path / "missing" / "r.sqlite")
+
+
+def test_random_bytes_are_not_an_sqlite_database(tmp_path):
+    path = tmp_path / "r.sqlite"
+    path.write_bytes(bytes(range(256)) * 40)
+    with pytest.raises(StoreError, match="it is not an SQLite database"):
+        ResultsStore.open(path)
+
+
+def test_a_version_1_store_is_upgraded_and_keeps_its_games(tmp_path):
+    path = tmp_path / "old.sqlite"
+    with sqlite3.connect(path) as connection:
+        connection.executescript((SCHEMA_DIR / "v1.sql").read_text())
+        connection.execute("INSERT INTO games VALUES (1, 'a', 'b', 'sorted', NULL, 4, 'finished')")
+        connection.execute("INSERT INTO players VALUES (1, 1, 'old bot', 7, 1, NULL, NULL, NULL)")
+    connection.close()
+    store = ResultsStore.open(path)
+    [game] = store.games()
+    assert (game.id, game.turns, game.players[0].name, game.players[0].score) == (1, 4, "old bot", 7)
+    assert store.game_log(1) is None and store.tournaments() == []
+    assert store.connection.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
+    assert store.record(GAME) == 2
+    store.close()
+
+
+def test_names_and_reasons_that_utf8_cannot_encode_come_back_exactly(tmp_path):
+    odd = "\ud800 evil \udfff"
+    game = GAME.__class__(**{**GAME.__dict__, "players": (
+        SeatRecord(1, odd, 9, 1), SeatRecord(2, "b", None, None, 1, "choose", f'invalid reply: "{odd}"'),
+    )})
+    store = ResultsStore.open(tmp_path / "r.sqlite")
+    store.record(game)
+    [back] = store.games()
+    assert back.players == game.players
+    store.close()

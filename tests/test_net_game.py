@@ -39,7 +39,7 @@ class GameOverTCPTests(unittest.TestCase):
         # turn order is the reverse of the sign-up order: seat 1 signed up last
         self.assertEqual([seat.name for seat in record.players], ["fourth", "third", "second", "first"])
         self.assertEqual({outcome.turns for outcome in outcomes}, {local.turns})
-        self.assertEqual(host.store.games()[0].players, record.players)
+        self.assertEqual((await host.stored()).games()[0].players, record.players)
 
     async def test_a_full_lobby_starts_at_once_and_the_next_lobby_opens(self) -> None:
         host = new_host(self, "--players", "3-3", "--signup-window", "30")
@@ -81,7 +81,7 @@ class StoppingTests(unittest.TestCase):
         goods = [host.client("good 1"), host.client("good 2")]
         await until(lambda: host.runner.running)
         host.runner.stop()
-        [record] = host.store.games()
+        [record] = (await host.stored()).games()
         self.assertEqual(record.outcome, "aborted: the host stopped")
         self.assertEqual(sorted(seat.name for seat in record.players), ["good 1", "good 2", "stuck"])
         self.assertTrue(all(seat.rank is None for seat in record.players))

@@ -1,32 +1,50 @@
-"""Running hosted games: from a full lobby to a stored result.
+"""Running hosted games: from a group of connections to a stored result.
 
-Offers ``GameSettings`` and ``GameRunner``. ``GameRunner.start_game(connections)``
-(the sign-up factory's callback) makes a ``ProxyPlayer`` per connection, deals
-a deck (shuffled with a recorded seed, or sorted), plays the dealer's coroutine
-on the reactor, and when the game ends records it in the results store, logs
-the ranking, optionally sends the score message, and closes every connection.
-A player the dealer removes is hung up on at once. ``stop()`` records the
-games still running as aborted, so nothing is lost when the host stops.
+Offers ``GameSettings``, ``Seating``, ``GameOutcome``, ``RunningGame`` and
+``GameRunner``, the one game runner that the lobby and the tournament
+manager both use:
+
+- ``GameRunner.play(connections, seating=None)`` makes a ``ProxyPlayer`` per
+  connection (in the order given, which is the turn order), deals a deck
+  (shuffled with a recorded seed, or sorted), plays the dealer's coroutine on
+  the reactor and records every message in the game's log. A player the
+  dealer removes is hung up on at once. When the game ends it sends the score
+  message if asked to, hands the record and the log to the store writer and
+  fires with a ``GameOutcome``; it never fails, and it leaves the remaining
+  players' connections open for the caller (a tournament plays on with them);
+- ``GameRunner.start_game(connections)`` is the lobby's callback: ``play``,
+  then hang up on everyone;
+- ``watch(callback)``: ``callback(event, game)`` for "begin", each step of
+  the dealer, and "over" (the web view follows games this way);
+- ``stop()`` records the games still running as aborted, so nothing is lost
+  when the host stops.
+
+A game counts as over, its players are hung up and the next game may start
+whether or not the database took the record at once: the store writer keeps
+it until it does (``evolution.host.store_writer``).
 """
 
 from __future__ import annotations
 
-import dataclasses
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from typing import Any, Callable
 
-from twisted.internet.defer import Deferred, ensureDeferred
+from twisted.internet.defer import Deferred, ensureDeferred, succeed
 from twisted.internet.interfaces import IReactorTime
 from twisted.logger import Logger
 from twisted.python.failure import Failure
 
-from evolution.host.store import GameRecord, ResultsStore, seat_records
+from evolution.host.records import GameRecord, seat_records
+from evolution.host.store import game_operation
+from evolution.net.game_log import GameLog
 from evolution.net.proxy_player import ProxyPlayer
 from evolution.net.signup import HostProtocol
 from evolution.rules.cards import Deck
 from evolution.rules.dealer import Dealer
 from evolution.rules.results import GameResult
+from evolution.text import escape
 from evolution.wire.codec import score_to_json
 
 log = Logger()
@@ -38,34 +56,70 @@ class GameSettings:
     deck: str = "shuffled"  # or "sorted"
     seed: int | None = None  # first game's seed; later games count up from it
     send_scores: bool = False
+    parallel_choose: bool = False
+
+    def recorded(self) -> dict[str, Any]:
+        """What a stored game keeps of the settings it was played with."""
+        return {"timeout": self.timeout, "parallel_choose": self.parallel_choose}
 
 
-def _now() -> str:
+@dataclass(frozen=True)
+class Seating:
+    """A tournament game: which tournament and round, and how to score its seats before storing."""
+
+    tournament_id: int
+    round: int
+    annotate: Callable[[GameRecord], GameRecord] = lambda record: record
+
+
+@dataclass(frozen=True)
+class GameOutcome:
+    """A game that is over: its record (with its id) and its connections, seat k at index k - 1."""
+
+    record: GameRecord
+    connections: list[HostProtocol]
+    stored: Deferred = field(compare=False)
+
+
+def now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
 
 
-class _Game:
+class RunningGame:
     """One hosted game in progress."""
 
-    def __init__(self, runner: GameRunner, connections: list[HostProtocol], seed: int | None) -> None:
+    def __init__(
+        self, runner: GameRunner, game_id: int, connections: list[HostProtocol], seed: int | None, seating: Seating | None
+    ) -> None:
         self.runner = runner
+        self.id = game_id
         self.connections = connections
         self.seed = seed
-        self.started_at = _now()
+        self.seating = seating
+        self.started_at = now()
         settings = runner.settings
+        self.log = GameLog(runner.clock)
         self.proxies = [
             ProxyPlayer(connection, connection.name, runner.clock, settings.timeout) for connection in connections
         ]
-        for connection, proxy in zip(connections, self.proxies):
-            connection.proxy = proxy
         deck = Deck.sorted() if seed is None else Deck.shuffled(seed)
-        self.dealer = Dealer.new_game(self.proxies, deck, observer=self._observe)
-        for proxy in self.proxies:
-            proxy.on_failure = lambda reason, proxy=proxy: self.dealer.expel(proxy, reason)
+        self.dealer = Dealer.new_game(self.proxies, deck, self._observe, settings.parallel_choose)
+        for seat, (connection, proxy) in enumerate(zip(connections, self.proxies), start=1):
+            connection.proxy = proxy
+            proxy.log = self.log.seat(seat)
+            proxy.on_failure = lambda reason, proxy=proxy, seat=seat: self._failed(proxy, seat, reason)
         self._hung_up = 0
+        self.over: Deferred[GameOutcome] = Deferred()
+
+    @property
+    def names(self) -> list[str]:
+        return [proxy.name for proxy in self.proxies]
+
+    def _failed(self, proxy: ProxyPlayer, seat: int, reason: str) -> None:
+        self.log.failed(seat, reason, self.dealer.expel(proxy, reason))
 
     def _observe(self, event: str, dealer: Dealer) -> None:
-        """Hang up on players as soon as the dealer has removed them."""
+        """Hang up on players as soon as the dealer has removed them; tell the watchers."""
         removals = dealer.removals
         while self._hung_up < len(removals):
             removal = removals[self._hung_up]
@@ -73,56 +127,67 @@ class _Game:
             proxy = self.proxies[removal.id - 1]
             log.info(
                 "game {game}: removed {name!r} in turn {turn} ({step}): {reason}",
-                game=self.runner.label(self),
-                name=proxy.name,
+                game=self.id,
+                name=escape(proxy.name),
                 turn=removal.turn,
                 step=removal.step,
-                reason=removal.reason,
+                reason=escape(removal.reason),
             )
             proxy.close()
+        self.runner.tell(event, self)
 
     def play(self) -> Deferred[GameResult]:
         return ensureDeferred(self.dealer.play())
 
     def record(self, result: GameResult | None, outcome: str) -> GameRecord:
-        names = [proxy.name for proxy in self.proxies]
-        seats = seat_records(names, result.ranking if result else (), self.dealer.removals)
+        seats = seat_records(self.names, result.ranking if result else (), self.dealer.removals)
+        seating = self.seating
         return GameRecord(
             self.started_at,
-            _now(),
+            now(),
             "sorted" if self.seed is None else "shuffled",
             self.seed,
             self.dealer.turn,
             outcome,
             seats,
+            self.id,
+            seating.tournament_id if seating else None,
+            seating.round if seating else None,
+            self.runner.settings.recorded(),
         )
 
-    def hang_up(self, result: GameResult | None) -> None:
+    def send_scores(self, result: GameResult | None) -> None:
         if result is not None and self.runner.settings.send_scores and result.ranking:
             message = score_to_json(result.ranking)
             for entry in result.ranking:
                 self.connections[entry.id - 1].sendMessage(message)
-        for connection in self.connections:
-            connection.close()
 
 
 class GameRunner:
-    """Plays every game the lobby fills, and stores the results."""
+    """Plays the games it is handed and stores their results."""
 
-    def __init__(
-        self,
-        settings: GameSettings,
-        store: ResultsStore,
-        clock: IReactorTime,
-    ) -> None:
+    def __init__(self, settings: GameSettings, writer: Any, clock: IReactorTime) -> None:
         self.settings = settings
-        self.store = store
+        self.writer = writer
         self.clock = clock
         self.games_begun = 0
         self.games_over = 0
-        self.running: dict[_Game, int] = {}
+        self.running: dict[int, RunningGame] = {}
         self.records: list[GameRecord] = []
         self._waiters: list[tuple[int, Deferred]] = []
+        self._watchers: list[Callable[[str, RunningGame], None]] = []
+
+    # -- watching ---------------------------------------------------------------------
+
+    def watch(self, callback: Callable[[str, RunningGame], None]) -> None:
+        self._watchers.append(callback)
+
+    def tell(self, event: str, game: RunningGame) -> None:
+        for callback in list(self._watchers):
+            try:
+                callback(event, game)
+            except Exception:
+                log.failure("a watcher of game {game} failed on {event}", game=game.id, event=event)
 
     def when_games_over(self, count: int) -> Deferred[list[GameRecord]]:
         """Fires with the records once ``count`` games are over."""
@@ -137,8 +202,7 @@ class GameRunner:
             self._waiters.remove(entry)
             entry[1].callback(list(self.records))
 
-    def label(self, game: _Game) -> int:
-        return self.running.get(game, 0)
+    # -- playing ----------------------------------------------------------------------
 
     def _next_seed(self) -> int | None:
         if self.settings.deck == "sorted":
@@ -147,50 +211,73 @@ class GameRunner:
             return random.randrange(2**31)
         return self.settings.seed + self.games_begun - 1
 
-    def start_game(self, connections: list[HostProtocol]) -> Deferred:
-        """Begin a game with these players (already in turn order)."""
+    def play(self, connections: list[HostProtocol], seating: Seating | None = None) -> Deferred[GameOutcome]:
+        """Play a game with these players (in turn order); fires with its outcome, never fails."""
         self.games_begun += 1
-        game = _Game(self, connections, self._next_seed())
-        self.running[game] = self.games_begun
+        game = RunningGame(self, self.writer.new_game_id(), connections, self._next_seed(), seating)
+        self.running[game.id] = game
         log.info(
             "game {game} begins: {players} ({deck})",
-            game=self.games_begun,
-            players=", ".join(repr(proxy.name) for proxy in game.proxies),
+            game=game.id,
+            players=", ".join(repr(escape(name)) for name in game.names),
             deck="sorted deck" if game.seed is None else f"seed {game.seed}",
         )
-        done = game.play()
-        done.addCallbacks(lambda result: self._over(game, result, "finished"), lambda f: self._crashed(game, f))
-        return done
+        self.tell("begin", game)
+        game.play().addCallbacks(
+            lambda result: self._over(game, result, "finished"), lambda failure: self._crashed(game, failure)
+        )
+        return game.over
 
-    def _crashed(self, game: _Game, failure: Failure) -> None:
-        log.failure("game {game} aborted by an error in the host", failure, game=self.label(game))
+    def start_game(self, connections: list[HostProtocol]) -> Deferred[GameOutcome]:
+        """The lobby's callback: play a game, then hang up on everyone."""
+        return self.play(connections).addCallback(_hang_up)
+
+    def _crashed(self, game: RunningGame, failure: Failure) -> None:
+        log.failure("game {game} aborted by an error in the host", failure, game=game.id)
         self._over(game, None, f"aborted: {failure.getErrorMessage()}")
 
     def stop(self) -> None:
         """The host is stopping: store every running game as aborted and hang up."""
-        for game in list(self.running):
+        for game in list(self.running.values()):
             self._over(game, None, "aborted: the host stopped")
+            for connection in game.connections:
+                connection.close()
 
-    def _over(self, game: _Game, result: GameResult | None, outcome: str) -> GameRecord | None:
-        number = self.running.pop(game, None)
-        if number is None:  # already recorded (aborted when the host stopped)
-            return None
-        record = game.record(result, outcome)
-        game_id = self.store.record(record)
-        record = dataclasses.replace(record, id=game_id)
+    def _over(self, game: RunningGame, result: GameResult | None, outcome: str) -> None:
+        if self.running.pop(game.id, None) is None:  # already recorded (aborted when the host stopped)
+            return
+        record = self._annotated(game, game.record(result, outcome))
+        stored = self.writer.write(game_operation(record, game.log.to_json())) if self.writer else succeed(False)
         ranking = "; ".join(
-            f"{p.rank}. {p.name!r} {p.score}" for p in sorted(record.players, key=lambda p: p.rank or 99) if p.rank
+            f"{p.rank}. {escape(p.name)!r} {p.score}"
+            for p in sorted(record.players, key=lambda p: p.rank or 99)
+            if p.rank
         )
         log.info(
-            "game {game} {outcome} after {turns} turns (stored as #{id}): {ranking}",
-            game=number,
-            outcome=outcome,
+            "game {game} {outcome} after {turns} turns: {ranking}",
+            game=game.id,
+            outcome=escape(outcome),
             turns=record.turns,
-            id=game_id,
             ranking=ranking or "nobody left",
         )
-        game.hang_up(result)
+        game.send_scores(result)
         self.games_over += 1
         self.records.append(record)
+        self.tell("over", game)
+        game.over.callback(GameOutcome(record, game.connections, stored))
         self._wake()
-        return record
+
+    def _annotated(self, game: RunningGame, record: GameRecord) -> GameRecord:
+        if game.seating is None:
+            return record
+        try:
+            return game.seating.annotate(record)
+        except Exception:
+            log.failure("scoring game {game} for its tournament failed; stored without points", game=game.id)
+            return record
+
+
+def _hang_up(outcome: GameOutcome) -> GameOutcome:
+    for connection in outcome.connections:
+        connection.close()
+    return outcome

@@ -16,7 +16,7 @@ from typing import Any
 
 from evolution.cli import ArgumentParser, quiet_broken_pipe
 from evolution.host.results_cli import format_seats
-from evolution.host.store import SeatRecord, seat_records
+from evolution.host.records import SeatRecord, seat_records
 from evolution.rules.cards import Deck
 from evolution.rules.dealer import MAX_PLAYERS, MIN_PLAYERS
 from evolution.rules.local import play_local_game

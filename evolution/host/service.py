@@ -19,7 +19,8 @@ from twisted.logger import Logger
 from twisted.python import usage
 
 from evolution.host.games import GameRunner, GameSettings
-from evolution.host.store import ResultsStore, StoreError
+from evolution.host.store import StoreError
+from evolution.host.store_writer import StoreWriter
 from evolution.wire.framing import DEFAULT_MAX_BYTES, DEFAULT_MAX_DEPTH
 from evolution.net.signup import SignupConfig, SignupFactory
 from evolution.rules.dealer import MAX_PLAYERS, MIN_PLAYERS
@@ -129,22 +130,23 @@ class ListeningService(StreamServerEndpointService):
 
 
 class StoreService(service.Service):
-    """Opens the results store when the application starts, closes it at the end."""
+    """Opens the results store's writer when the application is built; at the end waits for its writes."""
 
-    def __init__(self, path: str) -> None:
-        self.path = path
-        self.store: ResultsStore | None = None
+    def __init__(self, path: str, reactor: Any) -> None:
+        self.writer = StoreWriter(path, reactor)
 
-    def open(self) -> ResultsStore:
-        if self.store is None:
-            self.store = ResultsStore.open(self.path)
-        return self.store
+    def open(self) -> StoreWriter:
+        if self.writer.store is None:
+            self.writer.open()
+            for tournament in self.writer.interrupted:
+                log.warn("tournament {id} was left running by a host that stopped; marked interrupted", id=tournament)
+        return self.writer
 
-    def stopService(self) -> None:
+    def stopService(self) -> Any:
         super().stopService()
-        if self.store is not None:
-            self.store.close()
-            self.store = None
+        if self.writer.store is not None:
+            return self.writer.close()
+        return None
 
 
 class LobbyService(service.Service):
@@ -161,7 +163,7 @@ class LobbyService(service.Service):
 
 
 def build_host(
-    options: Options, store: ResultsStore, clock: Any, stop: Callable[[], None] | None = None
+    options: Options, writer: StoreWriter, clock: Any, stop: Callable[[], None] | None = None
 ) -> tuple[SignupFactory, GameRunner]:
     """The sign-up factory and the game runner for these options (not yet listening).
 
@@ -169,7 +171,7 @@ def build_host(
     """
 
     settings = GameSettings(options["timeout"], options["deck"], options["seed"], options["send-scores"])
-    runner = GameRunner(settings, store, clock)
+    runner = GameRunner(settings, writer, clock)
     if options["games"] is not None and stop is not None:
         runner.when_games_over(options["games"]).addCallback(lambda records: _all_over(len(records), stop))
     config = SignupConfig(
@@ -193,13 +195,13 @@ def makeService(options: Options, reactor: Any = None) -> service.MultiService:
     if reactor is None:
         from twisted.internet import reactor
     top = service.MultiService()
-    store_service = StoreService(options["db"])
+    store_service = StoreService(options["db"], reactor)
     try:
-        store = store_service.open()
+        writer = store_service.open()
     except StoreError as error:
         raise usage.UsageError(str(error)) from None
     store_service.setServiceParent(top)
-    factory, runner = build_host(options, store, reactor, lambda: reactor.callLater(0, reactor.stop))
+    factory, runner = build_host(options, writer, reactor, lambda: reactor.callLater(0, reactor.stop))
     LobbyService(factory, runner).setServiceParent(top)
     endpoint = endpoints.serverFromString(reactor, options["port"])
     ListeningService(endpoint, factory, options["port"]).setServiceParent(top)

@@ -1,147 +1,279 @@
-"""The results store: every finished game in SQLite.
+"""The results store: games and tournaments in one SQLite database, one API for both.
 
-Offers ``ResultsStore`` (``open(path)`` creates or upgrades the database from
-the versioned files in ``store_schemas/``; ``record(game)`` writes one game
-in one transaction; ``games()`` reads them back) and the ``GameRecord`` /
-``SeatRecord`` values it stores; ``seat_records`` makes the seats of a game
-from the dealer's ranking and removals.
+Offers ``ResultsStore``:
 
-Writes are synchronous on the calling thread: one small transaction per
-finished game, so the reactor is held for about a millisecond per game.
+- ``open(path)`` (``evolution.host.database.connect``: refuses what is not
+  ours, creates or upgrades the rest);
+- writes, each one transaction that may be applied twice without harm (the
+  journal of ``evolution.host.store_writer`` replays them after a failure):
+  ``apply(operation)`` for an operation made by ``game_operation``,
+  ``tournament_begun``, ``round_over`` or ``tournament_over`` (plain JSON
+  data, so it can wait in a journal file), and ``record(game, log)``, which
+  gives the game the next free id;
+- reads: ``games()``, ``game(id)``, ``game_log(id)``, ``tournaments()``,
+  ``tournament(id)``; ``mark_interrupted()`` turns the tournaments a killed
+  host left running into "interrupted";
+- ``next_ids()``: the first free game and tournament ids (the host numbers
+  its games itself, so a game keeps its id while it waits in the journal).
+
+The host never calls the write methods on the reactor thread: they run on
+``StoreWriter``'s thread. The command-line tools read on their own.
 """
 
 from __future__ import annotations
 
+import json
 import sqlite3
-from dataclasses import asdict, dataclass, field
+import zlib
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterable
 
-from evolution.rules.results import Ranked, Removal
+from evolution.host.database import StoreError, connect, stored
+from evolution.host.records import EntrantRecord, GameRecord, RoundRecord, SeatRecord, TournamentRecord
 
-SCHEMA_DIR = Path(__file__).resolve().parent / "store_schemas"
-CURRENT_VERSION = 1
+LOG_FORMAT = 1
+Operation = dict[str, Any]
 
-
-@dataclass(frozen=True)
-class SeatRecord:
-    seat: int
-    name: str
-    score: int | None = None
-    rank: int | None = None
-    removed_turn: int | None = None
-    removed_step: str | None = None
-    removed_reason: str | None = None
+__all__ = ["GameRecord", "ResultsStore", "SeatRecord", "StoreError", "game_operation"]
 
 
-def seat_records(names: Sequence[str], ranking: Sequence[Ranked], removals: Sequence[Removal]) -> tuple[SeatRecord, ...]:
-    """One record per seat; seat k is the player with id k (the k-th handed to the dealer)."""
-    ranked = {entry.id: entry for entry in ranking}
-    removed = {removal.id: removal for removal in removals}
-    seats = []
-    for seat, name in enumerate(names, start=1):
-        entry, removal = ranked.get(seat), removed.get(seat)
-        seats.append(
-            SeatRecord(
-                seat,
-                name,
-                entry.score if entry else None,
-                entry.rank if entry else None,
-                removal.turn if removal else None,
-                removal.step if removal else None,
-                removal.reason if removal else None,
-            )
-        )
-    return tuple(seats)
+# -- operations: what a write is, as data -------------------------------------------
 
 
-@dataclass(frozen=True)
-class GameRecord:
-    started_at: str
-    ended_at: str
-    deck: str
-    seed: int | None
-    turns: int
-    outcome: str
-    players: tuple[SeatRecord, ...] = ()
-    id: int | None = field(default=None, compare=False)
-
-    def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["players"] = [asdict(player) for player in self.players]
-        return data
+def game_operation(game: GameRecord, log: list | None = None) -> Operation:
+    """Store a game (it must carry its id) with its message log."""
+    if game.id is None:
+        raise ValueError("a game is stored under the id the host gave it")
+    return {"op": "game", "game": game.to_json(), "log": log}
 
 
-class StoreError(Exception):
-    """The database cannot be opened or is of an unknown version."""
+def tournament_begun(tournament: TournamentRecord) -> Operation:
+    return {"op": "tournament-begun", "tournament": _tournament_json(tournament)}
+
+
+def round_over(tournament_id: int, round: RoundRecord, entrants: Iterable[EntrantRecord]) -> Operation:
+    """A round is over: its summary, and every entrant's standing after it."""
+    return {
+        "op": "round-over",
+        "tournament": tournament_id,
+        "round": _plain(round),
+        "entrants": [_plain(entrant) for entrant in entrants],
+    }
+
+
+def tournament_over(tournament_id: int, status: str, ended_at: str, entrants: Iterable[EntrantRecord]) -> Operation:
+    return {
+        "op": "tournament-over",
+        "tournament": tournament_id,
+        "status": status,
+        "ended_at": ended_at,
+        "entrants": [_plain(entrant) for entrant in entrants],
+    }
+
+
+def _plain(value: Any) -> dict[str, Any]:
+    return {name: getattr(value, name) for name in value.__dataclass_fields__}
+
+
+def _tournament_json(tournament: TournamentRecord) -> dict[str, Any]:
+    data = _plain(tournament)
+    data["entrants"] = [_plain(entrant) for entrant in tournament.entrants]
+    data["rounds"] = []
+    return data
 
 
 class ResultsStore:
-    def __init__(self, connection: sqlite3.Connection) -> None:
+    def __init__(self, connection: sqlite3.Connection, path: Path | None = None) -> None:
         self.connection = connection
+        self.path = path
 
     @classmethod
     def open(cls, path: str | Path) -> ResultsStore:
-        try:
-            connection = sqlite3.connect(str(path))
-            connection.execute("PRAGMA foreign_keys = ON")
-            _upgrade(connection)
-        except sqlite3.Error as error:
-            raise StoreError(f"cannot use the results database {path}: {error}") from None
-        return cls(connection)
+        return cls(connect(path), Path(path))
 
     def close(self) -> None:
         self.connection.close()
 
-    def record(self, game: GameRecord) -> int:
-        """Store one game and its seats in one transaction; return its id."""
-        with self.connection:
-            cursor = self.connection.execute(
-                "INSERT INTO games (started_at, ended_at, deck, seed, turns, outcome) VALUES (?, ?, ?, ?, ?, ?)",
-                (game.started_at, game.ended_at, game.deck, game.seed, game.turns, game.outcome),
-            )
-            game_id = cursor.lastrowid
-            self.connection.executemany(
-                "INSERT INTO players (game_id, seat, name, score, rank, removed_turn, removed_step, removed_reason)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    (game_id, p.seat, p.name, p.score, p.rank, p.removed_turn, p.removed_step, p.removed_reason)
-                    for p in game.players
-                ],
-            )
+    # -- writes ------------------------------------------------------------------
+
+    def record(self, game: GameRecord, log: list | None = None) -> int:
+        """Store a game under the next free id, at once, on this thread; return the id."""
+        game_id = game.id if game.id is not None else self.next_ids()[0]
+        self.apply(game_operation(game.with_id(game_id), log))
         return game_id
 
-    def games(self) -> list[GameRecord]:
-        """Every stored game, oldest first, with its seats in seat order."""
-        rows = self.connection.execute(
-            "SELECT id, started_at, ended_at, deck, seed, turns, outcome FROM games ORDER BY id"
-        ).fetchall()
+    def apply(self, operation: Operation) -> None:
+        """Carry out one operation in one transaction (a second time changes nothing)."""
+        kind = operation["op"]
+        with self.connection:
+            if kind == "game":
+                self._store_game(GameRecord.from_json(operation["game"]), operation.get("log"))
+            elif kind == "tournament-begun":
+                self._begin_tournament(operation["tournament"])
+            elif kind == "round-over":
+                self._store_round(operation["tournament"], operation["round"], operation["entrants"])
+            elif kind == "tournament-over":
+                self._end_tournament(operation)
+            else:
+                raise ValueError(f"unknown store operation {kind!r}")
+
+    def _store_game(self, game: GameRecord, log: list | None) -> None:
+        execute = self.connection.execute
+        if execute("SELECT 1 FROM games WHERE id = ?", (game.id,)).fetchone():
+            return
+        execute(
+            "INSERT INTO games (id, started_at, ended_at, deck, seed, turns, outcome, tournament_id, round, settings)"
+            " VALUES (?, ?, ?, ?, ?, ?, CAST(? AS TEXT), ?, ?, ?)",
+            (
+                game.id, game.started_at, game.ended_at, game.deck, game.seed, game.turns, stored(game.outcome),
+                game.tournament_id, game.round, json.dumps(game.settings),
+            ),
+        )
+        self.connection.executemany(
+            "INSERT INTO players (game_id, seat, name, score, rank, removed_turn, removed_step, removed_reason,"
+            " entrant, points, rating_mu, rating_sigma)"
+            " VALUES (?, ?, CAST(? AS TEXT), ?, ?, ?, ?, CAST(? AS TEXT), ?, ?, ?, ?)",
+            [
+                (
+                    game.id, p.seat, stored(p.name), p.score, p.rank, p.removed_turn, p.removed_step,
+                    stored(p.removed_reason), p.entrant, p.points, p.rating_mu, p.rating_sigma,
+                )
+                for p in game.players
+            ],
+        )
+        if log is not None:
+            blob = zlib.compress(json.dumps(log, separators=(",", ":")).encode("ascii"), 6)
+            execute("INSERT INTO game_logs (game_id, format, log) VALUES (?, ?, ?)", (game.id, LOG_FORMAT, blob))
+
+    def _begin_tournament(self, data: dict[str, Any]) -> None:
+        execute = self.connection.execute
+        if execute("SELECT 1 FROM tournaments WHERE id = ?", (data["id"],)).fetchone():
+            return
+        execute(
+            "INSERT INTO tournaments (id, format, status, started_at, ended_at, settings) VALUES (?, ?, ?, ?, ?, ?)",
+            (data["id"], data["format"], data["status"], data["started_at"], data["ended_at"],
+             json.dumps(data["settings"])),
+        )
+        self.connection.executemany(
+            "INSERT INTO entrants (tournament_id, entrant, name) VALUES (?, ?, CAST(? AS TEXT))",
+            [(data["id"], e["entrant"], stored(e["name"])) for e in data["entrants"]],
+        )
+
+    def _store_round(self, tournament_id: int, round: dict[str, Any], entrants: list[dict[str, Any]]) -> None:
+        self.connection.execute(
+            "INSERT OR REPLACE INTO rounds (tournament_id, round, started_at, ended_at, summary)"
+            " VALUES (?, ?, ?, ?, CAST(? AS TEXT))",
+            (tournament_id, round["round"], round["started_at"], round["ended_at"], stored(round["summary"])),
+        )
+        self._update_entrants(tournament_id, entrants)
+
+    def _end_tournament(self, operation: Operation) -> None:
+        self.connection.execute(
+            "UPDATE tournaments SET status = ?, ended_at = ? WHERE id = ?",
+            (operation["status"], operation["ended_at"], operation["tournament"]),
+        )
+        self._update_entrants(operation["tournament"], operation["entrants"])
+
+    def _update_entrants(self, tournament_id: int, entrants: list[dict[str, Any]]) -> None:
+        self.connection.executemany(
+            "UPDATE entrants SET rank = ?, points = ?, rating_mu = ?, rating_sigma = ?, winner = ?,"
+            " failure = CAST(? AS TEXT), failed_round = ? WHERE tournament_id = ? AND entrant = ?",
+            [
+                (
+                    e["rank"], e["points"], e["rating_mu"], e["rating_sigma"], int(e["winner"]),
+                    stored(e["failure"]), e["failed_round"], tournament_id, e["entrant"],
+                )
+                for e in entrants
+            ],
+        )
+
+    def mark_interrupted(self) -> list[int]:
+        """Tournaments left running by a host that was killed become "interrupted"; return their ids."""
+        with self.connection:
+            ids = [row[0] for row in self.connection.execute("SELECT id FROM tournaments WHERE status = 'running'")]
+            self.connection.execute("UPDATE tournaments SET status = 'interrupted' WHERE status = 'running'")
+        return ids
+
+    def next_ids(self) -> tuple[int, int]:
+        """The first free game id and tournament id."""
+        game = self.connection.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM games").fetchone()[0]
+        tournament = self.connection.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM tournaments").fetchone()[0]
+        return game, tournament
+
+    # -- reads -------------------------------------------------------------------
+
+    _GAME_COLUMNS = "id, started_at, ended_at, deck, seed, turns, outcome, tournament_id, round, settings"
+    _SEAT_COLUMNS = (
+        "game_id, seat, name, score, rank, removed_turn, removed_step, removed_reason,"
+        " entrant, points, rating_mu, rating_sigma"
+    )
+
+    def games(self, tournament_id: int | None = None) -> list[GameRecord]:
+        """Every stored game (or a tournament's), oldest first, with its seats in seat order."""
+        where, args = ("WHERE tournament_id = ?", (tournament_id,)) if tournament_id is not None else ("", ())
+        rows = self.connection.execute(f"SELECT {self._GAME_COLUMNS} FROM games {where} ORDER BY id", args).fetchall()
+        return self._with_seats(rows)
+
+    def game(self, game_id: int) -> GameRecord | None:
+        rows = self.connection.execute(f"SELECT {self._GAME_COLUMNS} FROM games WHERE id = ?", (game_id,)).fetchall()
+        games = self._with_seats(rows)
+        return games[0] if games else None
+
+    def _with_seats(self, rows: list[tuple]) -> list[GameRecord]:
+        if not rows:
+            return []
         seats: dict[int, list[SeatRecord]] = {row[0]: [] for row in rows}
+        low, high = min(seats), max(seats)
         for row in self.connection.execute(
-            "SELECT game_id, seat, name, score, rank, removed_turn, removed_step, removed_reason"
-            " FROM players ORDER BY game_id, seat"
+            f"SELECT {self._SEAT_COLUMNS} FROM players WHERE game_id BETWEEN ? AND ? ORDER BY game_id, seat",
+            (low, high),
         ):
-            seats[row[0]].append(SeatRecord(*row[1:]))
+            if row[0] in seats:
+                seats[row[0]].append(SeatRecord(*row[1:]))
         return [
-            GameRecord(started, ended, deck, seed, turns, outcome, tuple(seats[id]), id)
-            for id, started, ended, deck, seed, turns, outcome in rows
+            GameRecord(started, ended, deck, seed, turns, outcome, tuple(seats[id]), id, tid, round, json.loads(settings))
+            for id, started, ended, deck, seed, turns, outcome, tid, round, settings in rows
         ]
 
+    def game_log(self, game_id: int) -> list | None:
+        """The message log of a game (``evolution.host.game_log``), or None if it has none."""
+        row = self.connection.execute("SELECT format, log FROM game_logs WHERE game_id = ?", (game_id,)).fetchone()
+        if row is None:
+            return None
+        if row[0] != LOG_FORMAT:
+            raise StoreError(f"the log of game {game_id} is of format {row[0]}, which this program cannot read")
+        return json.loads(zlib.decompress(row[1]).decode("ascii"))
 
-def _version(connection: sqlite3.Connection) -> int:
-    exists = connection.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'version'").fetchone()
-    if not exists:
-        return 0
-    return connection.execute("SELECT version FROM version").fetchone()[0]
+    def tournaments(self) -> list[TournamentRecord]:
+        ids = [row[0] for row in self.connection.execute("SELECT id FROM tournaments ORDER BY id")]
+        return [tournament for id in ids if (tournament := self.tournament(id)) is not None]
 
-
-def _upgrade(connection: sqlite3.Connection) -> None:
-    """Create the database, or upgrade it step by step to CURRENT_VERSION."""
-    version = _version(connection)
-    if version > CURRENT_VERSION:
-        raise sqlite3.DatabaseError(f"it is of version {version}, newer than this program's {CURRENT_VERSION}")
-    if version == 0:
-        connection.executescript((SCHEMA_DIR / f"v{CURRENT_VERSION}.sql").read_text())
-        return
-    for step in range(version, CURRENT_VERSION):
-        connection.executescript((SCHEMA_DIR / f"upgrade-v{step}-to-v{step + 1}.sql").read_text())
+    def tournament(self, tournament_id: int) -> TournamentRecord | None:
+        execute = self.connection.execute
+        row = execute(
+            "SELECT id, format, status, started_at, ended_at, settings FROM tournaments WHERE id = ?", (tournament_id,)
+        ).fetchone()
+        if row is None:
+            return None
+        entrants = tuple(
+            EntrantRecord(entrant, name, rank, points, mu, sigma, bool(winner), failure, failed_round)
+            for entrant, name, rank, points, mu, sigma, winner, failure, failed_round in execute(
+                "SELECT entrant, name, rank, points, rating_mu, rating_sigma, winner, failure, failed_round"
+                " FROM entrants WHERE tournament_id = ? ORDER BY entrant",
+                (tournament_id,),
+            )
+        )
+        games: dict[int, list[int]] = {}
+        for game_id, round in execute("SELECT id, round FROM games WHERE tournament_id = ? ORDER BY id", (tournament_id,)):
+            games.setdefault(round, []).append(game_id)
+        rounds = [
+            RoundRecord(number, started, ended, summary, tuple(games.pop(number, ())))
+            for number, started, ended, summary in execute(
+                "SELECT round, started_at, ended_at, summary FROM rounds WHERE tournament_id = ? ORDER BY round",
+                (tournament_id,),
+            )
+        ]
+        # Games of a round the host did not finish (it was killed): kept, in a round marked so.
+        rounds += [RoundRecord(number, "", "", "unfinished", tuple(ids)) for number, ids in sorted(games.items())]
+        id, format, status, started, ended, settings = row
+        return TournamentRecord(id, format, status, started, ended, json.loads(settings), entrants, tuple(rounds))

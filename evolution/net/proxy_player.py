@@ -12,7 +12,9 @@ tells ``on_failure`` once, and fails every later call at once.
 
 The connection it drives needs ``sendMessage(value)`` and ``close()``; the
 host's connection protocol calls ``message_received``, ``input_failed`` and
-``connection_lost``.
+``connection_lost``. With a ``SeatLog`` (``evolution.net.game_log``) in
+``log``, every message written and read is recorded; the game records the
+failures.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from evolution.rules.actions import Action4
 from evolution.rules.feeding import FeedingChoice
 from evolution.rules.player import LOB, FeedingState, PlayerFailure
 from evolution.rules.player_state import PlayerView
+from evolution.net.game_log import SeatLog
 from evolution.wire import codec
 from evolution.wire.errors import WireError
 from evolution.wire.messages import read_action4, read_feeding_choice
@@ -68,6 +71,7 @@ class ProxyPlayer:
         self.timeout = timeout
         self.failure: str | None = None
         self.on_failure: Callable[[str], None] | None = None
+        self.log: SeatLog | None = None
         self._call: _Call | None = None
         self._me: PlayerView | None = None
 
@@ -77,7 +81,7 @@ class ProxyPlayer:
         if self.failure is not None:
             raise PlayerFailure(self.failure)
         self._me = me
-        self.connection.sendMessage(codec.start_to_json(watering_hole, me))
+        self._send(codec.start_to_json(watering_hole, me))
 
     def choose(self, before: LOB, after: LOB) -> Deferred[Action4]:
         me = self._me
@@ -95,13 +99,20 @@ class ProxyPlayer:
             return fail(PlayerFailure(self.failure))
         deferred: Deferred = Deferred(lambda _: self._timed_out(kind))
         self._call = _Call(kind, deferred, read)
-        self.connection.sendMessage(message)
+        self._send(message)
         deferred.addTimeout(self.timeout, self.clock, onTimeoutCancel=self._timeout_failure)
         return deferred
+
+    def _send(self, message: Any) -> None:
+        if self.log is not None:
+            self.log.sent(message)
+        self.connection.sendMessage(message)
 
     # -- what the connection reports ----------------------------------------
 
     def message_received(self, value: Any) -> None:
+        if self.log is not None:
+            self.log.received(value)
         call, self._call = self._call, None
         if call is None:
             self.fail(f"sent a message nobody asked for: {show(value, 80)}")

@@ -1,0 +1,138 @@
+"""Opening the results database: refuse what is not ours, create or upgrade what is.
+
+Offers ``connect(path)``, a ``sqlite3.Connection`` on an Evolution results
+database at the current version (created if the file is new or empty,
+upgraded step by step from the versioned files in ``store_schemas/``),
+``StoreError`` (one sentence saying what is wrong with the file), ``stored``
+(a text value as the database takes it) and ``CURRENT_VERSION``.
+
+What is refused, untouched: a path in a missing folder or that is a folder,
+a file that is not SQLite, a SQLite file of another application (ours carry
+``APPLICATION_ID`` in the file header; a version-1 store, made before the
+header was set, is recognised by its tables), a version newer than this
+program knows.
+
+Durability: the database runs in WAL mode with ``synchronous = NORMAL``. A
+committed write survives the host process being killed at any moment; after
+a power failure or an operating-system crash, the last writes before it may
+be lost (SQLite syncs the log at checkpoints, not at every commit).
+
+Text. Any JSON string is a valid bot name, including one with a lone
+surrogate (``"\\ud800"``), which UTF-8 cannot encode: ``stored`` turns such a
+text into its ``surrogatepass`` bytes, which the SQL casts to TEXT, and the
+connection reads every text back with ``surrogatepass``, so names and reasons
+come back exactly as they went in.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+SCHEMA_DIR = Path(__file__).resolve().parent / "store_schemas"
+CURRENT_VERSION = 2
+APPLICATION_ID = 0x45766F6C  # "Evol"
+BUSY_TIMEOUT_MS = 5000
+_V1_TABLES = {"version", "games", "players"}
+
+
+class StoreError(Exception):
+    """The results database cannot be used; the message is one sentence."""
+
+
+def stored(text: str | None) -> str | bytes | None:
+    """``text`` as the database takes it: as is, or as ``surrogatepass`` bytes (cast to TEXT in the SQL)."""
+    if text is None:
+        return None
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogatepass")
+    return text
+
+
+def _read_text(data: bytes) -> str:
+    return data.decode("utf-8", "surrogatepass")
+
+
+def connect(path: str | Path, busy_timeout_ms: int = BUSY_TIMEOUT_MS) -> sqlite3.Connection:
+    """A connection to the results database at ``path``, created or upgraded to ``CURRENT_VERSION``."""
+    path = Path(path)
+    _check_path(path)
+    try:
+        connection = sqlite3.connect(str(path), timeout=busy_timeout_ms / 1000, check_same_thread=False)
+    except sqlite3.Error as error:
+        raise StoreError(f"cannot open the results database {path}: {error}") from None
+    try:
+        connection.text_factory = _read_text
+        _prepare(connection, path)
+    except sqlite3.Error as error:
+        connection.close()
+        raise StoreError(f"cannot use the results database {path}: {_sentence(error)}") from None
+    except StoreError:
+        connection.close()
+        raise
+    return connection
+
+
+def _check_path(path: Path) -> None:
+    if path.is_dir():
+        raise StoreError(f"the results database {path} is a folder, not a file")
+    if not path.parent.is_dir():
+        raise StoreError(f"the results database {path} cannot be created: the folder {path.parent} does not exist")
+
+
+def _sentence(error: sqlite3.Error) -> str:
+    text = str(error)
+    if text == "file is not a database":
+        return "it is not an SQLite database"
+    return text
+
+
+def _prepare(connection: sqlite3.Connection, path: Path) -> None:
+    version = _version(connection, path)
+    if version > CURRENT_VERSION:
+        raise StoreError(
+            f"the results database {path} is of version {version}, newer than this program's {CURRENT_VERSION};"
+            " use a newer evolution-host"
+        )
+    connection.execute("PRAGMA journal_mode = WAL")
+    connection.execute("PRAGMA synchronous = NORMAL")
+    connection.execute("PRAGMA foreign_keys = ON")
+    if version == CURRENT_VERSION:
+        return
+    if version == 0:
+        script = (SCHEMA_DIR / f"v{CURRENT_VERSION}.sql").read_text()
+    else:
+        script = "".join(
+            (SCHEMA_DIR / f"upgrade-v{step}-to-v{step + 1}.sql").read_text()
+            for step in range(version, CURRENT_VERSION)
+        )
+    connection.executescript(f"BEGIN;\n{script}\nPRAGMA application_id = {APPLICATION_ID};\nCOMMIT;")
+
+
+def _version(connection: sqlite3.Connection, path: Path) -> int:
+    """0 for a new (empty) database, else the version of our store; refuses anything else."""
+    application_id = connection.execute("PRAGMA application_id").fetchone()[0]
+    tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if application_id == APPLICATION_ID:
+        return _version_row(connection, path)
+    if application_id == 0 and not tables:
+        return 0
+    if application_id == 0 and tables == _V1_TABLES and _version_row(connection, path) == 1:
+        return 1
+    what = f"application id {application_id:#x}" if application_id else "tables " + ", ".join(sorted(tables))
+    raise StoreError(
+        f"{path} is not an Evolution results database (it holds {what}); refusing to touch it:"
+        " give --db a new file"
+    )
+
+
+def _version_row(connection: sqlite3.Connection, path: Path) -> int:
+    try:
+        rows = connection.execute("SELECT version FROM version").fetchall()
+    except sqlite3.Error:
+        rows = []
+    if len(rows) != 1 or type(rows[0][0]) is not int:
+        raise StoreError(f"{path} has a damaged version table (it must hold one whole number); refusing to touch it")
+    return rows[0][0]

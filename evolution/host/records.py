@@ -1,0 +1,182 @@
+"""What the results store keeps: games with their seats and message logs, tournaments with their standings.
+
+Offers the frozen values the host hands to the store and the store hands back:
+
+- ``SeatRecord``: one seat of a game (name, score and rank, or when and why
+  the player was removed; in a tournament, the entrant it was, the points the
+  game gave it and its rating after the game); ``seat_records`` makes a
+  game's seats from the dealer's ranking and removals;
+- ``GameRecord``: one finished (or aborted) game: times, deck and seed, turns,
+  outcome, seats, settings (``parallel_choose`` ...), and, when it belongs
+  to one, its tournament and round;
+- ``EntrantRecord``, ``RoundRecord``, ``TournamentRecord``: a tournament,
+  its rounds, and each entrant's standing (rank, points, rating, failure);
+
+each with ``to_json()`` and ``from_json()`` (the form the store's journal
+keeps, and the form ``--json`` outputs build on). A game's message log is
+kept beside it, not in the record: see ``evolution.host.game_log``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields, replace
+from typing import Any, Sequence
+
+from evolution.rules.results import Ranked, Removal
+
+
+@dataclass(frozen=True)
+class SeatRecord:
+    seat: int
+    name: str
+    score: int | None = None
+    rank: int | None = None
+    removed_turn: int | None = None
+    removed_step: str | None = None
+    removed_reason: str | None = None
+    entrant: int | None = None  # the tournament entrant in this seat
+    points: int | None = None  # tournament points this game gave
+    rating_mu: float | None = None  # the entrant's rating after this game (Swiss)
+    rating_sigma: float | None = None
+
+
+def seat_records(names: Sequence[str], ranking: Sequence[Ranked], removals: Sequence[Removal]) -> tuple[SeatRecord, ...]:
+    """One record per seat; seat k is the player with id k (the k-th handed to the dealer)."""
+    ranked = {entry.id: entry for entry in ranking}
+    removed = {removal.id: removal for removal in removals}
+    seats = []
+    for seat, name in enumerate(names, start=1):
+        entry, removal = ranked.get(seat), removed.get(seat)
+        seats.append(
+            SeatRecord(
+                seat,
+                name,
+                entry.score if entry else None,
+                entry.rank if entry else None,
+                removal.turn if removal else None,
+                removal.step if removal else None,
+                removal.reason if removal else None,
+            )
+        )
+    return tuple(seats)
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    started_at: str
+    ended_at: str
+    deck: str
+    seed: int | None
+    turns: int
+    outcome: str
+    players: tuple[SeatRecord, ...] = ()
+    id: int | None = field(default=None, compare=False)
+    tournament_id: int | None = None
+    round: int | None = None
+    settings: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    @property
+    def finished(self) -> bool:
+        return self.outcome == "finished"
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["players"] = [_compact(asdict(player)) for player in self.players]
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> GameRecord:
+        values = {f.name: data[f.name] for f in fields(cls) if f.name in data}
+        values["players"] = tuple(SeatRecord(**seat) for seat in data.get("players", ()))
+        return cls(**values)
+
+    def with_id(self, game_id: int) -> GameRecord:
+        return replace(self, id=game_id)
+
+
+_TOURNAMENT_ONLY = ("entrant", "points", "rating_mu", "rating_sigma")
+
+
+def _compact(seat: dict[str, Any]) -> dict[str, Any]:
+    """A seat as JSON: the tournament fields only where they say something."""
+    return {key: value for key, value in seat.items() if key not in _TOURNAMENT_ONLY or value is not None}
+
+
+@dataclass(frozen=True)
+class EntrantRecord:
+    """One player of a tournament, as it stands (after the last round, or at the end)."""
+
+    entrant: int  # 1, 2, ... in sign-up order
+    name: str
+    rank: int | None = None
+    points: int = 0
+    rating_mu: float | None = None
+    rating_sigma: float | None = None
+    winner: bool = False
+    failure: str | None = None
+    failed_round: int | None = None
+
+
+@dataclass(frozen=True)
+class RoundRecord:
+    round: int
+    started_at: str
+    ended_at: str
+    summary: str
+    games: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class TournamentRecord:
+    id: int
+    format: str  # knockout or swiss
+    status: str  # running, finished, interrupted or empty
+    started_at: str
+    ended_at: str | None = None
+    settings: dict[str, Any] = field(default_factory=dict)
+    entrants: tuple[EntrantRecord, ...] = ()
+    rounds: tuple[RoundRecord, ...] = ()
+
+    @property
+    def winners(self) -> list[EntrantRecord]:
+        return [entrant for entrant in self.entrants if entrant.winner]
+
+    @property
+    def failures(self) -> list[EntrantRecord]:
+        return [entrant for entrant in self.entrants if entrant.failure is not None]
+
+    @property
+    def games(self) -> list[int]:
+        return [game for round in self.rounds for game in round.games]
+
+    def standings(self) -> list[EntrantRecord]:
+        """Entrants by rank (unranked last), then sign-up order."""
+        return sorted(self.entrants, key=lambda e: (e.rank is None, e.rank or 0, e.entrant))
+
+    def to_json(self) -> dict[str, Any]:
+        """The form of ``evolution-results --tournaments --json`` (and of the web view's API)."""
+        swiss = self.format == "swiss"
+        standings = []
+        for entrant in self.standings():
+            row: dict[str, Any] = {"name": entrant.name, "rank": entrant.rank, "points": entrant.points}
+            if swiss:
+                row["rating"] = _rounded(entrant.rating_mu)
+                row["rating_sigma"] = _rounded(entrant.rating_sigma)
+            standings.append(row)
+        return {
+            "id": self.id,
+            "format": self.format,
+            "status": self.status,
+            "started_at": self.started_at,
+            "ended_at": self.ended_at,
+            "winners": [entrant.name for entrant in self.winners],
+            "failures": [{"name": e.name, "reason": e.failure, "round": e.failed_round} for e in self.failures],
+            "games": self.games,
+            "rounds": [asdict(round) | {"games": list(round.games)} for round in self.rounds],
+            "standings": standings,
+            "settings": self.settings,
+        }
+
+
+def _rounded(value: float | None) -> float | None:
+    return None if value is None else round(value, 3)
