@@ -12,6 +12,7 @@ from twisted.logger import formatEvent, globalLogPublisher
 from twisted.trial import unittest
 
 import adversaries as bad
+from evolution.host.replay_cli import check
 from hosting import new_host, until
 
 LIMITS = ("--timeout", "0.3", "--signup-timeout", "0.3", "--signup-window", "0.2", "--deck", "sorted")
@@ -37,6 +38,8 @@ class AdversaryTests(unittest.TestCase):
         others = [seat for seat in record.players if seat.name != "offender"]
         self.assertEqual(sorted(s.rank for s in others), list(range(1, len(others) + 1)))
         self.assertIsNone(seat.rank)
+        status, lines = check(await host.stored(), record.id, every=True)
+        self.assertEqual(status, 0, "\n".join(lines))  # the stored log replays to the same result
         return record, seat
 
     async def test_never_answers_choose(self) -> None:

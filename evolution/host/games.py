@@ -246,6 +246,8 @@ class GameRunner:
     def _over(self, game: RunningGame, result: GameResult | None, outcome: str) -> None:
         if self.running.pop(game.id, None) is None:  # already recorded (aborted when the host stopped)
             return
+        for proxy in game.proxies:  # the game's log ends here: hanging up is no failure
+            proxy.log, proxy.on_failure = None, None
         record = self._annotated(game, game.record(result, outcome))
         stored = self.writer.write(game_operation(record, game.log.to_json())) if self.writer else succeed(False)
         ranking = "; ".join(

@@ -87,6 +87,7 @@ class Options(usage.Options):
     ]
     optFlags = [
         ["send-scores", None, "send the final score message [[id, score], ...] before closing"],
+        ["parallel-choose", None, "ask choose of every player at once (default: one at a time, as the course server)"],
     ]
 
     def postOptions(self) -> None:
@@ -170,7 +171,9 @@ def build_host(
     ``stop`` is called once ``--games`` games are over.
     """
 
-    settings = GameSettings(options["timeout"], options["deck"], options["seed"], options["send-scores"])
+    settings = GameSettings(
+        options["timeout"], options["deck"], options["seed"], options["send-scores"], options["parallel-choose"]
+    )
     runner = GameRunner(settings, writer, clock)
     if options["games"] is not None and stop is not None:
         runner.when_games_over(options["games"]).addCallback(lambda records: _all_over(len(records), stop))

@@ -103,6 +103,11 @@ class ProxyPlayer:
         deferred.addTimeout(self.timeout, self.clock, onTimeoutCancel=self._timeout_failure)
         return deferred
 
+    @property
+    def asking(self) -> str | None:
+        """The kind of question whose answer the proxy is waiting for, if any."""
+        return self._call.kind if self._call is not None else None
+
     def _send(self, message: Any) -> None:
         if self.log is not None:
             self.log.sent(message)
