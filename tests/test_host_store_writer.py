@@ -112,7 +112,7 @@ class WriterTests(unittest.TestCase):
         # write would time their players out.
         records = await self.play_games(host, 3)
         self.assertTrue(all(seat.rank is not None for record in records for seat in record.players))
-        await until(lambda: host.writer.waiting > 0)
+        await until(lambda: errors.lines)
         self.assertTrue(Path(host.options["db"] + ".pending").is_file())
         self.assertIn("the results database did not take game #1 (database is locked)", errors.lines[0])
         locker.release()
