@@ -1,0 +1,58 @@
+"""Splitting players into games (tournament.md 2.4, the course's reference manager).
+
+Offers ``allocate(players, smallest, largest)``: consecutive slices of
+``players`` (kept in the order given: sign-up order in a knockout, standing
+order in Swiss) that join back into the list, as many games of ``largest``
+as possible, only the last one or two smaller; and ``check_sizes``, which
+refuses game sizes some player count could not be split into.
+
+How: cut games of size ``s = largest`` from the front; when fewer than
+``smallest`` players would be left over, take the last game back and make
+every later game one smaller. With ``largest >= 2 * smallest - 1`` every
+count of at least ``smallest`` can be split (the reference breaks its own
+contract otherwise, e.g. 3..4 players per game and 5 players).
+"""
+
+from __future__ import annotations
+
+from typing import Sequence, TypeVar
+
+T = TypeVar("T")
+
+
+def check_sizes(smallest: int, largest: int) -> None:
+    """Raise ``ValueError`` unless every count of at least ``smallest`` players can be split."""
+    if smallest < 1 or largest < smallest:
+        raise ValueError(f"game sizes {smallest}..{largest} are not a range")
+    if largest < 2 * smallest - 1:
+        raise ValueError(
+            f"games of {smallest}..{largest} players cannot hold every number of players"
+            f" (e.g. {largest + 1}); the largest game must be at least {2 * smallest - 1}"
+        )
+
+
+def allocate(players: Sequence[T], smallest: int, largest: int) -> list[list[T]]:
+    """Consecutive games of ``smallest..largest`` players, as many of ``largest`` as possible."""
+    if len(players) < smallest:
+        raise ValueError(f"{len(players)} players cannot fill a game of at least {smallest}")
+    if len(players) <= largest:
+        return [list(players)]
+    sizes: list[int] = []
+    size, left = largest, len(players)
+    while left:
+        if left < smallest:  # backtrack: the last game rejoins, later games are one smaller
+            if not sizes or size <= smallest:
+                raise ValueError(f"{len(players)} players cannot be split into games of {smallest}..{largest}")
+            left += sizes.pop()
+            size -= 1
+        elif left < size:
+            sizes.append(left)
+            left = 0
+        else:
+            sizes.append(size)
+            left -= size
+    games, start = [], 0
+    for size in sizes:
+        games.append(list(players[start:start + size]))
+        start += size
+    return games

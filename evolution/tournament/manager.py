@@ -1,0 +1,70 @@
+"""The tournament manager: a loop over rounds that asks a referee to play each game.
+
+Offers ``TournamentManager(format, entrants, referee, observer)`` and its
+coroutine ``run()``, which returns the winners. Each round the format picks
+the games (``formats``); the manager asks ``referee(round, game)`` for every
+game of the round at once (so they run side by side) and awaits their
+``GameReport``s; then the format settles the round. The referee is anything
+that plays a list of entrants (in turn order) and reports their scores or
+why each was removed: the host's game runner over the wire, or local
+players in one thread. The manager awaits only what the referee hands back,
+so with a referee that answers at once a whole tournament runs with no
+event loop (``evolution.rules.local.run_locally``), and under Twisted's
+``ensureDeferred`` with one that answers with Deferreds.
+
+``observer`` (optional) hears ``round_begins(round, games)`` and
+``round_over(round, reports)``. Between rounds, a player may fail outside
+any game (the host: it disconnected while waiting): ``Entrant.fail`` marks
+it, and the format leaves it out of the next round.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Awaitable, Callable, Sequence
+
+from evolution.tournament.standings import Entrant, GameReport, record_game
+
+Referee = Callable[[int, list[Entrant]], "Awaitable[GameReport] | GameReport"]
+
+
+class _Silent:
+    def round_begins(self, round: int, games: list[list[Entrant]]) -> None:
+        pass
+
+    def round_over(self, round: int, reports: list[GameReport]) -> None:
+        pass
+
+
+class TournamentManager:
+    """Runs one tournament from its entrants to its winners."""
+
+    def __init__(self, format: Any, entrants: Sequence[Entrant], referee: Referee, observer: Any = None) -> None:
+        self.format = format
+        self.entrants = list(entrants)
+        self.referee = referee
+        self.observer = observer if observer is not None else _Silent()
+        self.round = 0
+        self.winners: list[Entrant] = []
+
+    async def run(self) -> list[Entrant]:
+        while True:
+            games = self.format.next_round(self.round + 1, self.entrants)
+            if games is None:
+                break
+            self.round += 1
+            self.observer.round_begins(self.round, games)
+            pending = [self.referee(self.round, game) for game in games]
+            reports = [record_game(await _settled(report), self.round) for report in pending]
+            self.format.round_over(self.round, reports, self.entrants)
+            self.observer.round_over(self.round, reports)
+        self.winners = self.format.finish(self.entrants)
+        return self.winners
+
+    def standings(self) -> list[tuple[int | None, Entrant]]:
+        return self.format.standings(self.entrants)
+
+
+async def _settled(report: Any) -> GameReport:
+    if hasattr(report, "__await__"):
+        return await report
+    return report

@@ -1,0 +1,49 @@
+"""A multiplayer rating, from the well-kept ``openskill`` package (Plackett-Luce).
+
+Offers ``Ratings``: ``update(places)`` takes one game's places (entrant ->
+place, 1 best, ties allowed; removed players ranked last together) and moves
+every rating in it at once, as Plackett-Luce models a ranking of many
+players; ``mu(e)`` and ``sigma(e)`` read a rating and its uncertainty
+(everyone starts at 25 +- 8.33); ``ordinal(e)`` is ``mu - 3 sigma``, the
+conservative value standings sort by, so a player with few games does not
+lead on luck.
+"""
+
+from __future__ import annotations
+
+from typing import Hashable, Mapping
+
+from openskill.models import PlackettLuce
+
+
+class Ratings:
+    """Every entrant's rating, updated after each game."""
+
+    def __init__(self) -> None:
+        self.model = PlackettLuce()
+        self._ratings: dict[Hashable, object] = {}
+
+    def _rating(self, entrant: Hashable) -> object:
+        rating = self._ratings.get(entrant)
+        if rating is None:
+            rating = self._ratings[entrant] = self.model.rating()
+        return rating
+
+    def update(self, places: Mapping[Hashable, int]) -> None:
+        """One game's result: ``places[e]`` is 1 for the best; equal places are ties."""
+        if len(places) < 2:
+            return
+        entrants = list(places)
+        teams = [[self._rating(entrant)] for entrant in entrants]
+        rated = self.model.rate(teams, ranks=[places[entrant] for entrant in entrants])
+        for entrant, [rating] in zip(entrants, rated):
+            self._ratings[entrant] = rating
+
+    def mu(self, entrant: Hashable) -> float:
+        return self._rating(entrant).mu
+
+    def sigma(self, entrant: Hashable) -> float:
+        return self._rating(entrant).sigma
+
+    def ordinal(self, entrant: Hashable) -> float:
+        return self._rating(entrant).ordinal()
