@@ -1,0 +1,13 @@
+"""Playing strategies beyond the course's reference one (``evolution.rules.silly``).
+
+Each is a local player with the player interface (``start``, ``choose``,
+``feed_next``) that ``evolution-client --strategy NAME`` can run; ``BY_NAME``
+maps the names the command takes to the classes.
+"""
+
+from __future__ import annotations
+
+from evolution.rules.silly import SillyPlayer
+from evolution.strategies.builder import BuilderPlayer
+
+BY_NAME = {"silly": SillyPlayer, "builder": BuilderPlayer}
