@@ -4,8 +4,8 @@ Offers ``Knockout`` and ``Swiss``, each with ``next_round(round, entrants)``
 (the games of the next round, each a list of entrants in turn order, or
 None when the tournament is over), ``round_over(round, reports, entrants)``,
 ``standings(entrants)`` (``[(rank, entrant)]``, failures last and unranked),
-``finish(entrants)`` (marks the winners) and ``rounds_expected(count)``
-(for progress lines).
+``game_over(report)`` (after each game), ``finish(entrants)`` (marks the
+winners) and ``rounds_expected(count)`` (for progress lines).
 
 Knockout (tournament.md 2.3, without the reference's defects of 2.9): every
 round splits the players still in, in sign-up order, into games
@@ -69,6 +69,9 @@ class Knockout:
             return None
         self.final = len(remaining) <= self.largest
         return allocate(remaining, self.smallest, self.largest)
+
+    def game_over(self, report: GameReport) -> None:
+        pass
 
     def round_over(self, round: int, reports: Sequence[GameReport], entrants: Sequence[Entrant]) -> None:
         started = [seat.entrant for report in reports for seat in report.seats]
@@ -134,9 +137,12 @@ class Swiss:
     def _key(self, entrant: Entrant) -> tuple:
         return (-entrant.points, -round(self.ratings.ordinal(entrant), 9))
 
+    def game_over(self, report: GameReport) -> None:
+        """Every rating in the game moves at once (Plackett-Luce over its places)."""
+        self.ratings.update(_places_with_failures_last(report))
+
     def round_over(self, round: int, reports: Sequence[GameReport], entrants: Sequence[Entrant]) -> None:
-        for report in reports:
-            self.ratings.update(_places_with_failures_last(report))
+        pass
 
     def finish(self, entrants: Sequence[Entrant]) -> list[Entrant]:
         winners = [entrant for rank, entrant in self.standings(entrants) if rank == 1]

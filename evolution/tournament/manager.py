@@ -54,11 +54,24 @@ class TournamentManager:
             self.round += 1
             self.observer.round_begins(self.round, games)
             pending = [self.referee(self.round, game) for game in games]
-            reports = [record_game(await _settled(report), self.round) for report in pending]
+            reports = [self.settle(await _settled(report), self.round) for report in pending]
             self.format.round_over(self.round, reports, self.entrants)
             self.observer.round_over(self.round, reports)
         self.winners = self.format.finish(self.entrants)
         return self.winners
+
+    def settle(self, report: GameReport, round: int) -> GameReport:
+        """Score a finished game for the tournament (places, points, ratings), once.
+
+        The manager settles each game as it collects the round; a referee may
+        settle it earlier, the moment the game ends (the host does, to store
+        the points and ratings with the game).
+        """
+        if not report.settled:
+            record_game(report, round)
+            self.format.game_over(report)
+            report.settled = True
+        return report
 
     def standings(self) -> list[tuple[int | None, Entrant]]:
         return self.format.standings(self.entrants)

@@ -61,6 +61,7 @@ class GameReport:
     seats: list[Seat]
     game_id: int | None = None
     places: dict[Entrant, int] = field(default_factory=dict)
+    settled: bool = False
 
     def first(self) -> list[Entrant]:
         """The entrants tied for first, in sign-up order."""
