@@ -2,12 +2,14 @@
 
 Each is a local player with the player interface (``start``, ``choose``,
 ``feed_next``) that ``evolution-client --strategy NAME`` can run; ``BY_NAME``
-maps the names the command takes to the classes.
+maps the names the command takes to the classes. ``cheater`` and ``sleeper``
+fail on purpose (``faulty``): they show what the host does with bad bots.
 """
 
 from __future__ import annotations
 
 from evolution.rules.silly import SillyPlayer
 from evolution.strategies.builder import BuilderPlayer
+from evolution.strategies.faulty import CheaterPlayer, SleeperPlayer
 
-BY_NAME = {"silly": SillyPlayer, "builder": BuilderPlayer}
+BY_NAME = {"silly": SillyPlayer, "builder": BuilderPlayer, "cheater": CheaterPlayer, "sleeper": SleeperPlayer}
