@@ -6,13 +6,15 @@ Offers ``ProxyPlayer``: it implements the player interface of
 fires with the reply after it has passed ``evolution.wire.messages`` (schema,
 then rules), or fails with ``PlayerFailure`` when the time limit passes
 (measured on the injected clock), the reply is malformed or illegal, or the
-connection drops. A message that arrives while nothing was asked, or bytes
-that are not JSON, fail the player too. A failed proxy closes its connection,
+connection drops. A message that arrives while nothing was asked, or whose
+first byte arrived before the question was written (two answers in one
+write: the second answers no question the host had asked), or bytes that
+are not JSON, fail the player too. A failed proxy closes its connection,
 tells ``on_failure`` once, and fails every later call at once.
 
-The connection it drives needs ``sendMessage(value)`` and ``close()``; the
-host's connection protocol calls ``message_received``, ``input_failed`` and
-``connection_lost``.
+The connection it drives needs ``sendMessage(value)``, ``messages_sent``
+and ``close()``; the host's connection protocol calls ``message_received``,
+``input_failed`` and ``connection_lost``.
 """
 
 from __future__ import annotations
@@ -36,20 +38,23 @@ DEFAULT_TIMEOUT = 1.0
 
 
 class Connection(Protocol):
+    messages_sent: int
+
     def sendMessage(self, value: Any) -> None: ...
 
     def close(self) -> None: ...
 
 
 class _Call:
-    """The one question a proxy is waiting on."""
+    """The one question a proxy is waiting on; ``sent`` messages had been written with it."""
 
-    __slots__ = ("kind", "deferred", "read")
+    __slots__ = ("kind", "deferred", "read", "sent")
 
-    def __init__(self, kind: str, deferred: Deferred, read: Callable[[Any], Any]) -> None:
+    def __init__(self, kind: str, deferred: Deferred, read: Callable[[Any], Any], sent: int) -> None:
         self.kind = kind
         self.deferred = deferred
         self.read = read
+        self.sent = sent
 
 
 class ProxyPlayer:
@@ -94,17 +99,18 @@ class ProxyPlayer:
         if self.failure is not None:
             return fail(PlayerFailure(self.failure))
         deferred: Deferred = Deferred(lambda _: self._timed_out(kind))
-        self._call = _Call(kind, deferred, read)
         self.connection.sendMessage(message)
+        self._call = _Call(kind, deferred, read, self.connection.messages_sent)
         deferred.addTimeout(self.timeout, self.clock, onTimeoutCancel=self._timeout_failure)
         return deferred
 
     # -- what the connection reports ----------------------------------------
 
-    def message_received(self, value: Any) -> None:
+    def message_received(self, value: Any, sent_before: int) -> None:
+        """``value`` arrived; its first byte came when ``sent_before`` messages had been written."""
         call, self._call = self._call, None
-        if call is None:
-            self.fail(f"sent a message nobody asked for: {show(value, 80)}")
+        if call is None or sent_before < call.sent:
+            self.fail(f"sent a message nobody asked for: {show(value, 80)}", call)
             return
         try:
             answer = call.read(value)

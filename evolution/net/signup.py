@@ -37,6 +37,7 @@ log = Logger()
 
 SIGNING_UP, IN_LOBBY, PLAYING, CLOSED = "signing-up", "in-lobby", "playing", "closed"
 NAME_LIMIT = 64
+DEFAULT_NUMBER_GRACE = 0.05
 
 
 @dataclass(frozen=True)
@@ -48,6 +49,7 @@ class SignupConfig:
     max_games: int | None = None
     max_bytes: int = DEFAULT_MAX_BYTES
     max_depth: int = DEFAULT_MAX_DEPTH
+    number_grace: float = DEFAULT_NUMBER_GRACE
 
 
 def display_name(name: str) -> str:
@@ -75,6 +77,7 @@ class HostProtocol(JSONStreamProtocol):
 
     def connectionMade(self) -> None:
         self.max_bytes, self.max_depth = self.factory.config.max_bytes, self.factory.config.max_depth
+        self.clock, self.number_grace = self.factory.clock, self.factory.config.number_grace
         super().connectionMade()
         self._set_deadline("no sign-up message")
 
@@ -106,7 +109,7 @@ class HostProtocol(JSONStreamProtocol):
             self.factory.leave(self, "sent a message while waiting for a game")
             self.close()
         elif self.state == PLAYING and self.proxy is not None:
-            self.proxy.message_received(value)
+            self.proxy.message_received(value, self.sent_before_value)
 
     def badInput(self, reason: str) -> None:
         if self.state == PLAYING and self.proxy is not None:
