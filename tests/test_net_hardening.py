@@ -2,13 +2,16 @@
 
 Garbage is refused as soon as it cannot be JSON; an answer counts only if it
 arrived after its question was written; a bare number with nothing after it
-is understood.
+is understood; sign-ups are capped; whatever a bot calls
+itself or sends is stored as sent and shown escaped.
 
 Where the old behaviour was to wait for a deadline, the host's limit is
 60 s and the test's own limit 10 s, so waiting fails the test.
 """
 
 from __future__ import annotations
+
+import unicodedata
 
 from twisted.internet.defer import ensureDeferred, gatherResults
 from twisted.logger import formatEvent, globalLogPublisher
@@ -21,6 +24,10 @@ from evolution.rules.local import play_local_game
 from evolution.rules.silly import SillyPlayer
 from hosting import LocalHost, new_host, until
 
+NASTY = "\x1b[2J\x07evil\r\n\x9b\u2028\u202e"
+NASTY_SHOWN = "\\x1b[2J\\x07evil\\r\\n\\x9b\\u2028\\u202e"
+UNSAFE = {"Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn"}
+
 
 def log_lines(test: unittest.TestCase) -> list[str]:
     """Every log line from now to the end of ``test``, formatted as the log shows it (filled in as they come)."""
@@ -32,6 +39,12 @@ def log_lines(test: unittest.TestCase) -> list[str]:
     globalLogPublisher.addObserver(observe)
     test.addCleanup(globalLogPublisher.removeObserver, observe)
     return lines
+
+
+def assert_safe(test: unittest.TestCase, lines: list[str]) -> None:
+    for line in lines:
+        unsafe = [char for char in line if unicodedata.category(char) in UNSAFE]
+        test.assertEqual(unsafe, [], line)
 
 
 async def game_with(test: unittest.TestCase, host: LocalHost, first: object, good: int = 2):
@@ -98,3 +111,59 @@ class BareNumberTests(unittest.TestCase):
             {entry.id: (entry.rank, entry.score) for entry in local.ranking},
         )
         self.assertIsNone(seat_of(record, "terse").removed_reason)
+
+
+class LimitTests(unittest.TestCase):
+    timeout = 10
+
+    async def test_a_sign_up_longer_than_4_kib_is_refused_at_once(self) -> None:
+        lines = log_lines(self)
+        host = new_host(self, "--signup-timeout", "60")
+        self.assertEqual(await bad.raw_client(host.port, b'"' + b"n" * 5000), b"")
+        self.assertTrue(any("malformed sign-up: a message is longer than 4096 bytes" in line for line in lines))
+
+    async def test_a_long_name_within_the_cap_is_stored_whole(self) -> None:
+        host = new_host(self, "--players", "3-3")
+        name = "n" * 4000
+        await gatherResults([host.client(name), host.client("b"), host.client("c")])
+        [record] = await host.runner.when_games_over(1)
+        self.assertIn(name, [seat.name for seat in record.players])
+
+
+class EscapingTests(unittest.TestCase):
+    """Names and reasons are stored as sent, and every log line shows them escaped."""
+
+    timeout = 30
+
+    async def test_a_long_name_with_control_characters(self) -> None:
+        lines = log_lines(self)
+        host = new_host(self, "--players", "3-3")
+        name = NASTY + "x" * 100
+        await gatherResults([host.client(name), host.client("b"), host.client("c")])
+        [record] = await host.runner.when_games_over(1)
+        self.assertIn(name, [seat.name for seat in record.players])
+        shown = NASTY_SHOWN + "x" * (63 - len(NASTY_SHOWN)) + "\u2026"
+        self.assertTrue(any(f"signed up '{shown}' from 127.0.0.1:" in line for line in lines))
+        assert_safe(self, lines)
+
+    async def test_a_reply_with_control_characters(self) -> None:
+        lines = log_lines(self)
+        host = new_host(self, "--players", "3-3", "--deck", "sorted")
+        offender = ensureDeferred(bad.adversary(host.port, "offender", "choose", bad.send(NASTY)))
+        record = await game_with(self, host, offender)
+        self.assertIn("\u202e", seat_of(record, "offender").removed_reason)  # stored as sent
+        self.assertTrue(any("removed 'offender' in turn 1 (choose)" in line and "\\u202e" in line for line in lines))
+        assert_safe(self, lines)
+
+    async def test_a_name_that_is_not_unicode_is_refused(self) -> None:
+        lines = log_lines(self)
+        host = new_host(self)
+        self.assertEqual(await bad.raw_client(host.port, b'"\\ud800"\n'), b"")
+        self.assertTrue(any("the name is not valid Unicode: it holds a lone surrogate" in line for line in lines))
+
+    async def test_a_reply_that_is_not_unicode_does_not_cost_the_game_its_record(self) -> None:
+        host = new_host(self, "--players", "3-3", "--deck", "sorted")
+        offender = ensureDeferred(bad.adversary(host.port, "offender", "choose", bad.raw(b'"\\udc00"\n')))
+        record = await game_with(self, host, offender)
+        self.assertIn('"\\udc00" is not an array', seat_of(record, "offender").removed_reason)
+        self.assertEqual(host.store.games()[0].players, record.players)

@@ -27,6 +27,7 @@ from evolution.net.signup import HostProtocol
 from evolution.rules.cards import Deck
 from evolution.rules.dealer import Dealer
 from evolution.rules.results import GameResult
+from evolution.text import escape
 from evolution.wire.codec import score_to_json
 
 log = Logger()
@@ -77,7 +78,7 @@ class _Game:
                 name=proxy.name,
                 turn=removal.turn,
                 step=removal.step,
-                reason=removal.reason,
+                reason=escape(removal.reason),
             )
             proxy.close()
 

@@ -101,6 +101,12 @@ class JSONStreamProtocol(Protocol):
             self.transport.write(encode_message(value))
             self.messages_sent += 1
 
+    def set_max_bytes(self, max_bytes: int) -> None:
+        """From now on a message may be as long as ``max_bytes``."""
+        self.max_bytes = max_bytes
+        if self._decoder is not None:
+            self._decoder.max_bytes = max_bytes
+
     def close(self) -> None:
         """Stop reading and close the connection once written data is flushed."""
         self._broken = True

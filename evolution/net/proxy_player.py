@@ -10,7 +10,9 @@ connection drops. A message that arrives while nothing was asked, or whose
 first byte arrived before the question was written (two answers in one
 write: the second answers no question the host had asked), or bytes that
 are not JSON, fail the player too. A failed proxy closes its connection,
-tells ``on_failure`` once, and fails every later call at once.
+tells ``on_failure`` once, and fails every later call at once. Reasons quote
+the player's message as sent, except that a lone surrogate (which no store
+can hold) is written as its escape.
 
 The connection it drives needs ``sendMessage(value)``, ``messages_sent``
 and ``close()``; the host's connection protocol calls ``message_received``,
@@ -43,6 +45,11 @@ class Connection(Protocol):
     def sendMessage(self, value: Any) -> None: ...
 
     def close(self) -> None: ...
+
+
+def storable(text: str) -> str:
+    """``text`` with each lone surrogate (``"\\ud800"`` in JSON), which UTF-8 cannot hold, as its escape."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 class _Call:
@@ -142,10 +149,10 @@ class ProxyPlayer:
         pending = call or self._call
         self._call = None
         if self.failure is None:
-            self.failure = reason
+            self.failure = storable(reason)
             self.connection.close()
             if self.on_failure is not None:
-                self.on_failure(reason)
+                self.on_failure(self.failure)
         if pending is not None and not pending.deferred.called:
             pending.deferred.errback(PlayerFailure(self.failure))
 
