@@ -2,7 +2,7 @@
 
 Garbage is refused as soon as it cannot be JSON; an answer counts only if it
 arrived after its question was written; a bare number with nothing after it
-is understood; sign-ups are capped; whatever a bot calls
+is understood; sign-ups and connections are capped; whatever a bot calls
 itself or sends is stored as sent and shown escaped.
 
 Where the old behaviour was to wait for a deadline, the host's limit is
@@ -128,6 +128,25 @@ class LimitTests(unittest.TestCase):
         await gatherResults([host.client(name), host.client("b"), host.client("c")])
         [record] = await host.runner.when_games_over(1)
         self.assertIn(name, [seat.name for seat in record.players])
+
+    async def test_a_connection_beyond_the_limit_is_answered_game_full(self) -> None:
+        lines = log_lines(self)
+        host = new_host(self, "--max-connections", "8", "--signup-timeout", "60", "--signup-window", "60")
+        held = [await bad.raw_connection(host.port) for _ in range(8)]
+        self.addCleanup(self.hang_up, host, held)
+        await until(lambda: host.factory.open_connections == 8)
+        self.assertEqual(await bad.raw_client(host.port, b'"ninth"\n'), b'"game full"\n')
+        self.assertTrue(any("answered 'game full': the host holds 8 connections" in line for line in lines))
+        held.pop().transport.loseConnection()
+        await until(lambda: host.factory.open_connections == 7)
+        ninth = await bad.raw_connection(host.port, b'"ninth"\n')
+        held.append(ninth)
+        self.assertEqual(await ninth.first_line, b'"ok"\n')
+
+    async def hang_up(self, host: LocalHost, held: list) -> None:
+        for connection in held:
+            connection.transport.loseConnection()
+        await until(lambda: host.factory.open_connections == 0)
 
 
 class EscapingTests(unittest.TestCase):
