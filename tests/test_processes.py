@@ -7,6 +7,7 @@ import signal
 import socket
 import subprocess
 import sys
+import unicodedata
 
 import pytest
 
@@ -120,6 +121,15 @@ def test_ssl_without_pyopenssl_says_what_to_install(tmp_path):
     )
 
 
+def test_a_client_asked_for_tls_without_pyopenssl_says_what_to_install():
+    code = f"{HIDE_OPENSSL}; from evolution.net.client_cli import main; main()"
+    result = subprocess.run([sys.executable, "-c", code, "--tls", "--name", "b"], capture_output=True, text=True,
+                            timeout=60)
+    assert (result.returncode, result.stderr) == (
+        1, "evolution-client 'b': TLS needs pyOpenSSL and service-identity: pip install 'evolution-host[tls]'\n"
+    )
+
+
 def signed_up(port: int, name: str) -> socket.socket:
     """A silent player: signs up, then never answers."""
     connection = socket.create_connection(("127.0.0.1", port), timeout=30)
@@ -150,6 +160,21 @@ def start_stuck_game(tmp_path) -> tuple[HostProcess, subprocess.Popen, list[sock
     return host, client, silent
 
 
+def test_sigterm_stops_a_client_in_a_game_with_a_message_and_status_1(tmp_path):
+    host, client, silent = start_stuck_game(tmp_path)
+    try:
+        client.send_signal(signal.SIGTERM)
+        out, err = client.communicate(timeout=30)
+    finally:
+        client.kill()
+        host.stop()
+        for connection in silent:
+            connection.close()
+    assert client.returncode == 1
+    assert out == ""
+    assert err == "evolution-client 'bot': stopped before the game ended\n"
+
+
 def test_sigterm_stops_the_host_cleanly_and_stores_the_running_game_as_aborted(tmp_path):
     host, client, silent = start_stuck_game(tmp_path)
     try:
@@ -166,3 +191,25 @@ def test_sigterm_stops_the_host_cleanly_and_stores_the_running_game_as_aborted(t
     assert "games are over" not in log
     [game] = stored_games(tmp_path / "r.sqlite")
     assert game["outcome"] == "aborted: the host stopped"
+
+
+def test_the_client_prints_what_a_host_sends_escaped():
+    nasty = "\x1b[2J\x07\x9b\u2028\u202e"
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        client = subprocess.Popen(
+            [sys.executable, "-m", "evolution.net.client_cli", "--port", str(server.getsockname()[1]), "--name", nasty],
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )
+        connection, _ = server.accept()
+        with connection:
+            connection.recv(1024)
+            board = [["food", 0], ["body", 0], ["population", 1], ["traits", [nasty]]]
+            start = json.dumps([0, 0, [board], []], ensure_ascii=False)  # a trait the client must quote
+            connection.sendall(b'"ok"\n' + start.encode() + b"\n")
+            out, err = client.communicate(timeout=30)
+    assert client.returncode == 1 and out == ""
+    assert err.startswith("evolution-client '\\x1b[2J\\x07\\x9b\\u2028\\u202e': the host sent an invalid start message")
+    assert "\\u202e" in err
+    assert [char for char in err[:-1] if unicodedata.category(char) in {"Cc", "Cf", "Zl", "Zp"}] == []
