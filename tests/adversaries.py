@@ -7,6 +7,7 @@ first time the host sends it a message of kind ``when`` ("start", "choose" or
 
 from __future__ import annotations
 
+import json
 from typing import Any, Callable
 
 from twisted.internet import reactor
@@ -15,9 +16,10 @@ from twisted.internet.endpoints import TCP4ClientEndpoint
 from twisted.internet.protocol import Factory, Protocol
 
 from evolution.net.client import ClientProtocol
+from evolution.wire import codec
 from evolution.wire.framing import encode_message
 from evolution.rules.silly import SillyPlayer
-from evolution.wire.messages import message_kind
+from evolution.wire.messages import message_kind, read_feed_next
 
 Act = Callable[["Adversary", Any], Any]
 
@@ -45,14 +47,27 @@ class Adversary(ClientProtocol):
         return super()._handle(value)
 
 
-async def adversary(port: int, name: str, when: str, act: Act) -> Any:
-    """Connect an adversary; fires (with the outcome or its error) when the host hangs up."""
+class Terse(ClientProtocol):
+    """A silly player that writes each message as ``json.dumps`` gives it: no delimiter after it."""
+
+    def sendMessage(self, value: Any) -> None:
+        if self.transport is not None and self.connected:
+            self.transport.write(json.dumps(value).encode())
+
+
+async def play(port: int, make: Callable[[], ClientProtocol]) -> Any:
+    """Connect a client; fires (with the outcome or its error) when the host hangs up."""
     endpoint = TCP4ClientEndpoint(reactor, "127.0.0.1", port)
-    protocol = await endpoint.connect(Factory.forProtocol(lambda: Adversary(name, when, act)))
+    protocol = await endpoint.connect(Factory.forProtocol(make))
     try:
         return await protocol.done
-    except Exception as error:  # the adversary's own view of the end does not matter
+    except Exception as error:  # the client's own view of the end does not matter
         return error
+
+
+async def adversary(port: int, name: str, when: str, act: Act) -> Any:
+    """Connect an adversary; fires (with the outcome or its error) when the host hangs up."""
+    return await play(port, lambda: Adversary(name, when, act))
 
 
 def silent(client: Adversary, message: Any) -> None:
@@ -85,6 +100,12 @@ def trickle(data: bytes, interval: float) -> Act:
     return act
 
 
+def answer_twice(client: Adversary, message: Any) -> None:
+    """Answer feed-next as the silly player would, twice, in one write."""
+    choice = client.player.feed_next(read_feed_next(message))
+    client.transport.write(encode_message(codec.feeding_choice_to_json(choice)) * 2)
+
+
 def then_silly(extra: Any) -> Act:
     """Answer like the silly player, then send ``extra`` nobody asked for."""
 
@@ -103,6 +124,7 @@ class RawClient(Protocol):
         self.data = data
         self.received = b""
         self.closed: Deferred[bytes] = Deferred()
+        self.first_line: Deferred[bytes] = Deferred()
 
     def connectionMade(self) -> None:
         if self.data:
@@ -110,16 +132,24 @@ class RawClient(Protocol):
 
     def dataReceived(self, data: bytes) -> None:
         self.received += data
+        if b"\n" in self.received and not self.first_line.called:
+            self.first_line.callback(self.received.split(b"\n")[0] + b"\n")
 
     def connectionLost(self, reason: Any = None) -> None:
+        if not self.first_line.called:
+            self.first_line.callback(self.received)
         self.closed.callback(self.received)
+
+
+async def raw_connection(port: int, data: bytes = b"") -> RawClient:
+    """An open connection that has written ``data``; close it with ``transport.loseConnection()``."""
+    endpoint = TCP4ClientEndpoint(reactor, "127.0.0.1", port)
+    return await endpoint.connect(Factory.forProtocol(lambda: RawClient(data)))
 
 
 async def raw_client(port: int, data: bytes) -> bytes:
     """Send ``data`` as the first bytes; return everything the host wrote before closing."""
-    endpoint = TCP4ClientEndpoint(reactor, "127.0.0.1", port)
-    protocol = await endpoint.connect(Factory.forProtocol(lambda: RawClient(data)))
-    return await protocol.closed
+    return await (await raw_connection(port, data)).closed
 
 
 __all__ = ["adversary", "raw_client", "encode_message", "ensureDeferred"]

@@ -2,12 +2,26 @@
 
 from __future__ import annotations
 
+import resource
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 from twisted.application.internet import StreamServerEndpointService
 from twisted.internet.testing import MemoryReactorClock
 from twisted.python import usage
+from twisted.scripts.twistd import ServerOptions
 
-from evolution.host.service import ListeningService, LobbyService, Options, StoreService, makeService
+from evolution.host.service import (
+    SPARE_FILES,
+    ListeningService,
+    LobbyService,
+    Options,
+    StoreService,
+    makeService,
+)
+from evolution.net.endpoints import LISTEN_BACKLOG
 
 
 def parse(*args: str) -> Options:
@@ -36,7 +50,7 @@ def test_defaults():
         (["--seed", "x"], "--seed takes a whole number"),
         (["--deck", "random"], "--deck takes shuffled or sorted"),
         (["--deck", "sorted", "--seed", "3"], "cannot go with --deck sorted"),
-        (["--max-depth", "-1"], "--max-depth must be at least 1"),
+        (["--max-depth", "-1"], "--max-depth must be at least 3 (allowed: 3 to 512)"),
         (["--port", "nonsense:1"], "--port 'nonsense:1' is not an endpoint such as tcp:45678"),
         (["--port", "tcp:http"], "--port 'tcp:http' is not an endpoint"),
     ],
@@ -66,7 +80,116 @@ def test_make_service_listens_on_the_endpoint_and_composes_small_services(tmp_pa
     assert (tmp_path / "r.sqlite").is_file()
 
 
-def test_a_database_that_cannot_be_opened_is_a_usage_error(tmp_path):
-    (tmp_path / "r.sqlite").write_text("garbage " * 200)
-    with pytest.raises(usage.UsageError, match="cannot use the results database"):
-        makeService(parse("--db", str(tmp_path / "r.sqlite")), MemoryReactorClock())
+@pytest.mark.parametrize(
+    "make_db, says",
+    [
+        (lambda folder: folder, "the results database {db} is a folder, not a file"),
+        (lambda folder: garbage(folder / "r.sqlite"), "cannot use the results database {db}: it is not an SQLite"),
+        (lambda folder: folder / "missing" / "r.sqlite", "the results database {db} cannot be created: the folder"),
+    ],
+    ids=["a folder", "random bytes", "a missing folder"],
+)
+def test_a_database_that_cannot_be_opened_ends_the_start_with_one_line_and_status_1(tmp_path, capsys, make_db, says):
+    db = make_db(tmp_path)
+    options = parse("--db", str(db))
+    with pytest.raises(SystemExit) as stop:
+        makeService(options, MemoryReactorClock())
+    assert stop.value.code == 1
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1
+    assert err.startswith("twistd evolution: " + says.format(db=db))
+
+
+def garbage(path: Path) -> Path:
+    path.write_text("garbage " * 200)
+    return path
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--timeout", "inf"], "--timeout must be 0.01 to 3600 seconds, not 'inf'"),
+        (["--timeout", "nan"], "--timeout must be 0.01 to 3600 seconds, not 'nan'"),
+        (["--timeout", "1e-300"], "--timeout must be 0.01 to 3600 seconds, not '1e-300'"),
+        (["--signup-timeout", "-inf"], "--signup-timeout must be more than 0 seconds (allowed: 0.01 to 3600)"),
+        (["--signup-window", "inf"], "--signup-window must be 0.01 to 3600 seconds, not 'inf'"),
+        (["--number-grace", "2"], "--number-grace must be 0.001 to 1 seconds, not '2'"),
+        (["--number-grace", "0.5", "--timeout", "0.5"], "--number-grace must be shorter than --timeout"),
+        (["--max-message", "1"], "--max-message must be at least 1024 (allowed: 1024 to 67108864)"),
+        (["--max-connections", "7"], "--max-connections must be at least 8 (allowed: 8 to 1000000)"),
+        (["--max-connections", "10000001"], "--max-connections must be at most 1000000"),
+        (["--games", "1e3"], "--games takes a whole number, not '1e3'"),
+        (["--games", "9" * 5000], "--games takes a whole number, not '99999"),
+        (["--seed", "-1"], "--seed must be at least 0 (allowed: 0 to 9007199254740991)"),
+        (["--seed", str(2**53)], "--seed must be at most 9007199254740991"),
+        (["--players", "\x1b[2J"], "--players takes MIN-MAX, such as 3-8, not '\\\\x1b[2J'"),
+        (["--port", "tcp:99999"], "--port 'tcp:99999' is not an endpoint such as tcp:45678: "
+                                  "the port must be 0 to 65535, not 99999"),
+        (["--port", "tcp:-1"], "--port 'tcp:-1' is not an endpoint such as tcp:45678: "
+                               "the port must be 0 to 65535, not -1"),
+        (["--port", "tcp:45678:backlog=0"], "the backlog must be 1 to 65535, not 0"),
+    ],
+)
+def test_every_number_and_endpoint_has_a_finite_range(args, message):
+    with pytest.raises(usage.UsageError) as error:
+        parse(*args)
+    assert message in str(error.value)
+    assert len(str(error.value)) < 200
+
+
+def test_every_range_is_in_the_help():
+    help_text = " ".join(str(Options()).split())
+    parts = ("(0.01 to 3600)", "(0.001 to 1)", "(1024 to 67108864)", "(3 to 512)", "(8 to 1000000)", "backlog 1024")
+    for part in parts:
+        assert part in help_text
+
+
+@pytest.mark.parametrize(
+    "args, line",
+    [
+        (["--timeout", "inf"], "--timeout must be 0.01 to 3600 seconds, not 'inf' (see twistd evolution --help)"),
+        (["--bogus"], "option --bogus not recognized (see twistd evolution --help)"),
+        (["--port", "unix:/x:backlog=-5"], "--port 'unix:/x:backlog=-5' is not an endpoint such as tcp:45678: "
+                                          "the backlog must be 1 to 65535, not -5 (see twistd evolution --help)"),
+    ],
+)
+def test_under_twistd_a_usage_error_is_one_line_and_status_2(capsys, args, line):
+    with pytest.raises(SystemExit) as stop:
+        ServerOptions().parseOptions(["evolution", *args])  # twistd's own parser finds the plugin
+    assert stop.value.code == 2
+    assert capsys.readouterr() == ("", f"twistd evolution: {line}\n")
+
+
+def test_a_certificate_that_cannot_be_read_is_a_start_up_error(tmp_path, capsys):
+    with pytest.raises(SystemExit) as stop:
+        ServerOptions().parseOptions(["evolution", "--port", f"ssl:0:privateKey={tmp_path}/none.pem"])
+    assert stop.value.code == 1
+    assert capsys.readouterr().err == (
+        f"twistd evolution: --port 'ssl:0:privateKey={tmp_path}/none.pem': "
+        f"cannot read {tmp_path}/none.pem: No such file or directory\n"
+    )
+
+
+@pytest.mark.parametrize(
+    "port, backlog",
+    [("tcp:4567", LISTEN_BACKLOG), ("tcp:4567:backlog=77", 77), ("tcp:backlog=5000:port=4567", 5000)],
+)
+def test_the_listen_backlog_is_deep_unless_the_endpoint_sets_one(tmp_path, port, backlog):
+    reactor = MemoryReactorClock()
+    top = makeService(parse("--port", port, "--db", str(tmp_path / "r.sqlite")), reactor)
+    top.privilegedStartService()
+    [(number, _factory, got, _interface)] = reactor.tcpServers
+    assert (number, got) == (4567, backlog)
+    top.stopService()
+
+
+def test_the_open_file_limit_is_raised_to_fit_max_connections():
+    _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    code = ("import resource; from evolution.host.service import allow_open_files; "
+            "allow_open_files(1000); print(resource.getrlimit(resource.RLIMIT_NOFILE)[0])")
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True,
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (256, hard)),
+    )
+    wanted = 1000 + SPARE_FILES
+    assert int(result.stdout) == (wanted if hard == resource.RLIM_INFINITY else min(wanted, hard))

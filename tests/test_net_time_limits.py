@@ -45,6 +45,16 @@ class Lobby:
         return protocol, transport
 
 
+def in_game(**config) -> tuple[Clock, HostProtocol, ProxyPlayer]:
+    """The first seat of a 3-player game on a test clock, with its proxy (1 s per call)."""
+    lobby = Lobby(max_players=3, **config)
+    for name in ("a", "b", "c"):
+        lobby.sign_up(name)
+    connection = lobby.games[0][0]
+    connection.proxy = ProxyPlayer(connection, "c", lobby.clock, timeout=1.0)
+    return lobby.clock, connection, connection.proxy
+
+
 def received(transport: StringTransport) -> list:
     return [json.loads(line) for line in transport.value().splitlines()]
 
@@ -138,15 +148,9 @@ class CallLimitTests(unittest.TestCase):
     """A proxy's calls fail after their limit, measured on the injected clock."""
 
     def setUp(self) -> None:
-        lobby = Lobby(max_players=3)
-        for name in ("a", "b", "c"):
-            lobby.sign_up(name)
-        self.clock = lobby.clock
-        self.connection = lobby.games[0][0]
+        self.clock, self.connection, self.proxy = in_game()
         self.transport = self.connection.transport
         self.transport.clear()
-        self.proxy = ProxyPlayer(self.connection, "c", self.clock, timeout=1.0)
-        self.connection.proxy = self.proxy
         self.failures: list[str] = []
         self.proxy.on_failure = self.failures.append
         hand = ALL_CARDS[:4]
@@ -174,7 +178,7 @@ class CallLimitTests(unittest.TestCase):
     def test_the_limit_covers_a_reply_that_trickles_in(self):
         state = FeedingState(0, (Species(population=2), Species(population=2)), (), 3, ())
         answer = self.proxy.feed_next(state)
-        for byte in b"1\n":
+        for byte in b" 1\n":  # the number would be complete on its own, but only after the limit
             self.clock.advance(0.6)
             self.connection.dataReceived(bytes([byte]))
         self.failureResultOf(answer, PlayerFailure)
@@ -191,4 +195,49 @@ class CallLimitTests(unittest.TestCase):
         answer = self.proxy.feed_next(state)
         self.assertEqual(received(self.transport)[-1], [0, [[["food", 0], ["body", 0], ["population", 2], ["traits", []]]] * 2, [], 3, []])
         self.connection.dataReceived(b"1 ")
+        self.assertEqual(self.successResultOf(answer), VegetarianChoice(1))
+
+
+class NumberGraceTests(unittest.TestCase):
+    """A complete number with no byte after it for the grace (0.05 s by default) is the whole answer."""
+
+    def setUp(self) -> None:
+        self.clock, self.connection, self.proxy = in_game()
+        self.state = FeedingState(0, (Species(population=2), Species(population=2)), (), 3, ())
+
+    def test_a_number_with_nothing_after_it_is_the_answer_once_the_grace_is_over(self):
+        answer = self.proxy.feed_next(self.state)
+        self.connection.dataReceived(b"1")
+        self.clock.advance(0.049)
+        self.assertNoResult(answer)
+        self.clock.advance(0.001)
+        self.assertEqual(self.successResultOf(answer), VegetarianChoice(1))
+        self.assertFalse(self.connection.transport.disconnecting)
+
+    def test_each_new_byte_restarts_the_grace(self):
+        answer = self.proxy.feed_next(self.state)
+        self.connection.dataReceived(b"1")
+        self.clock.advance(0.04)
+        self.connection.dataReceived(b"0")
+        self.clock.advance(0.04)
+        self.assertNoResult(answer)
+        self.clock.advance(0.01)
+        failure = self.failureResultOf(answer, PlayerFailure)
+        self.assertIn("invalid reply to feed-next", failure.getErrorMessage())  # 10 is no board of its
+
+    def test_what_cannot_be_a_whole_number_waits_for_more(self):
+        answer = self.proxy.feed_next(self.state)
+        self.connection.dataReceived(b"1.")
+        self.clock.advance(0.5)
+        self.assertNoResult(answer)
+        self.connection.dataReceived(b"0 ")
+        self.failureResultOf(answer, PlayerFailure)  # 1.0 is not an integer
+
+    def test_without_a_grace_a_number_waits_for_its_delimiter(self):
+        clock, connection, proxy = in_game(number_grace=0)
+        answer = proxy.feed_next(self.state)
+        connection.dataReceived(b"1")
+        clock.advance(0.9)
+        self.assertNoResult(answer)
+        connection.dataReceived(b"\n")
         self.assertEqual(self.successResultOf(answer), VegetarianChoice(1))

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import json
+import signal
 import socket
 import subprocess
 import sys
+import unicodedata
 
 import pytest
 
-from evolution.host.demo import HostProcess, free_port, run_clients
+from evolution.host.demo import HostProcess, free_port, run_clients, twistd_command
 from evolution.rules.cards import Deck
 from evolution.rules.local import play_local_game
 from evolution.rules.silly import SillyPlayer
@@ -69,3 +71,145 @@ def test_a_port_already_taken_stops_the_host_with_one_sentence(tmp_path):
     log = (tmp_path / "host.log").read_text()
     assert f"twistd evolution: cannot listen on tcp:{port}:interface=127.0.0.1: [Errno 98]" in log
     assert "Traceback" not in log
+
+
+def twistd(cwd, *args: str, hide_openssl: bool = False) -> subprocess.CompletedProcess:
+    """``twistd -n evolution ARGS``, to its end; with ``hide_openssl``, as if pyOpenSSL were not installed."""
+    command = twistd_command()
+    if hide_openssl:
+        command = [sys.executable, "-c", f"{HIDE_OPENSSL}; from twisted.scripts.twistd import run; run()"]
+    return subprocess.run([*command, "--nodaemon", "--pidfile=", "evolution", *args],
+                          capture_output=True, text=True, timeout=60, cwd=cwd, stdin=subprocess.DEVNULL)
+
+
+HIDE_OPENSSL = "import sys; sys.modules['OpenSSL'] = None"
+HELP = " (see twistd evolution --help)"
+
+
+@pytest.mark.parametrize(
+    "args, status, line",
+    [
+        (["--port", "tcp:99999"], 2,
+         "--port 'tcp:99999' is not an endpoint such as tcp:45678: the port must be 0 to 65535, not 99999" + HELP),
+        (["--port", "tcp:-1"], 2,
+         "--port 'tcp:-1' is not an endpoint such as tcp:45678: the port must be 0 to 65535, not -1" + HELP),
+        (["--timeout", "inf"], 2, "--timeout must be 0.01 to 3600 seconds, not 'inf'" + HELP),
+        (["--max-message", "1"], 2, "--max-message must be at least 1024 (allowed: 1024 to 67108864)" + HELP),
+        (["--port", "ssl:0:privateKey=missing.pem"], 1,
+         "--port 'ssl:0:privateKey=missing.pem': cannot read {cwd}/missing.pem: No such file or directory"),
+        (["--port", "unix:/missing/dir/s"], 1, "cannot listen on unix:/missing/dir/s: No such file or directory"),
+    ],
+)
+def test_a_start_up_problem_is_one_line_on_stderr(tmp_path, args, status, line):
+    result = twistd(tmp_path, "--db", "r.sqlite", *args)
+    assert (result.returncode, result.stderr) == (status, f"twistd evolution: {line.format(cwd=tmp_path)}\n")
+
+
+def test_a_results_database_that_cannot_be_opened_is_one_line_and_status_1(tmp_path):
+    result = twistd(tmp_path, "--port", "tcp:0", "--db", str(tmp_path))  # a folder
+    assert result.returncode == 1
+    assert result.stderr.startswith(f"twistd evolution: the results database {tmp_path} is a folder, not a file")
+    assert result.stderr.count("\n") == 1 and result.stdout == ""
+
+
+def test_ssl_without_pyopenssl_says_what_to_install(tmp_path):
+    result = twistd(tmp_path, "--db", "r.sqlite", "--port", "ssl:0:privateKey=key.pem", hide_openssl=True)
+    assert result.returncode == 1
+    assert result.stderr == (
+        "twistd evolution: --port 'ssl:0:privateKey=key.pem': "
+        "TLS needs pyOpenSSL and service-identity: pip install 'evolution-host[tls]'\n"
+    )
+
+
+def test_a_client_asked_for_tls_without_pyopenssl_says_what_to_install():
+    code = f"{HIDE_OPENSSL}; from evolution.net.client_cli import main; main()"
+    result = subprocess.run([sys.executable, "-c", code, "--tls", "--name", "b"], capture_output=True, text=True,
+                            timeout=60)
+    assert (result.returncode, result.stderr) == (
+        1, "evolution-client 'b': TLS needs pyOpenSSL and service-identity: pip install 'evolution-host[tls]'\n"
+    )
+
+
+def signed_up(port: int, name: str) -> socket.socket:
+    """A silent player: signs up, then never answers."""
+    connection = socket.create_connection(("127.0.0.1", port), timeout=30)
+    connection.sendall(json.dumps(name).encode() + b"\n")
+    return connection
+
+
+def wait_for_start(connection: socket.socket) -> None:
+    """Read "ok" and the first start message: the game has begun."""
+    received = b""
+    while received.count(b"\n") < 2:
+        data = connection.recv(65536)
+        assert data, f"the host hung up: {received!r}"
+        received += data
+
+
+def start_stuck_game(tmp_path) -> tuple[HostProcess, subprocess.Popen, list[socket.socket]]:
+    """A host with one game that cannot go on: an evolution-client process and two silent players."""
+    port = free_port()
+    host = HostProcess(port, tmp_path / "r.sqlite", tmp_path / "host.log",
+                       "--players", "3-3", "--games", "1", "--timeout", "60", "--deck", "sorted")
+    host.wait_until_listening()
+    client = subprocess.Popen([sys.executable, "-m", "evolution.net.client_cli", "--port", str(port), "--name", "bot"],
+                              stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    silent = [signed_up(port, f"silent {i}") for i in range(2)]
+    for connection in silent:
+        wait_for_start(connection)
+    return host, client, silent
+
+
+def test_sigterm_stops_a_client_in_a_game_with_a_message_and_status_1(tmp_path):
+    host, client, silent = start_stuck_game(tmp_path)
+    try:
+        client.send_signal(signal.SIGTERM)
+        out, err = client.communicate(timeout=30)
+    finally:
+        client.kill()
+        host.stop()
+        for connection in silent:
+            connection.close()
+    assert client.returncode == 1
+    assert out == ""
+    assert err == "evolution-client 'bot': stopped before the game ended\n"
+
+
+def test_sigterm_stops_the_host_cleanly_and_stores_the_running_game_as_aborted(tmp_path):
+    host, client, silent = start_stuck_game(tmp_path)
+    try:
+        host.process.send_signal(signal.SIGTERM)
+        assert host.wait(limit=30) == -signal.SIGTERM  # twistd ends by the signal it was stopped with
+        client.communicate(timeout=30)
+    finally:
+        client.kill()
+        host.stop()
+        for connection in silent:
+            connection.close()
+    log = (tmp_path / "host.log").read_text()
+    assert "Traceback" not in log and "ReactorNotRunning" not in log
+    assert "games are over" not in log
+    [game] = stored_games(tmp_path / "r.sqlite")
+    assert game["outcome"] == "aborted: the host stopped"
+
+
+def test_the_client_prints_what_a_host_sends_escaped():
+    nasty = "\x1b[2J\x07\x9b\u2028\u202e"
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        client = subprocess.Popen(
+            [sys.executable, "-m", "evolution.net.client_cli", "--port", str(server.getsockname()[1]), "--name", nasty],
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )
+        connection, _ = server.accept()
+        with connection:
+            connection.recv(1024)
+            board = [["food", 0], ["body", 0], ["population", 1], ["traits", [nasty]]]
+            start = json.dumps([0, 0, [board], []], ensure_ascii=False)  # a trait the client must quote
+            connection.sendall(b'"ok"\n' + start.encode() + b"\n")
+            out, err = client.communicate(timeout=30)
+    assert client.returncode == 1 and out == ""
+    assert err.startswith("evolution-client '\\x1b[2J\\x07\\x9b\\u2028\\u202e': the host sent an invalid start message")
+    assert "\\u202e" in err
+    assert [char for char in err[:-1] if unicodedata.category(char) in {"Cc", "Cf", "Zl", "Zp"}] == []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from hypothesis import given, settings
@@ -116,3 +117,58 @@ def test_whitespace_alone_yields_nothing_and_keeps_no_memory():
 def test_encode_message_is_one_compact_line():
     assert encode_message([1, ["a", {"b": None}]]) == b'[1,["a",{"b":null}]]\n'
     assert encode_message("é") == '"é"\n'.encode()
+
+
+@pytest.mark.parametrize(
+    "data, shown",
+    [
+        (b"aaaa", "'a'"),
+        (b"12a", "'12a'"),
+        (b"-x", "'-x'"),
+        (b"01", "'01'"),
+        (b"1.e", "'1.e'"),
+        (b"1e+-", "'1e+-'"),
+        (b"trux", "'trux'"),
+        (b"nulll", "'nulll'"),
+        (b"]", "']'"),
+        (b"[1] x", "'x'"),
+    ],
+)
+def test_a_scalar_that_can_no_longer_be_json_is_refused_without_waiting_for_a_delimiter(data, shown):
+    with pytest.raises(FramingError, match=re.escape(f"not JSON: {shown} does not begin any JSON value")):
+        JSONStreamDecoder().feed(data)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.booleans() | st.none())
+def test_every_beginning_of_a_scalar_is_held_until_it_is_complete(value):
+    text = json.dumps(value).encode()
+    for cut in range(1, len(text)):
+        decoder = JSONStreamDecoder()
+        assert decoder.feed(text[:cut]) == []
+        assert decoder.feed(text[cut:] + b" ") == [value]
+
+
+@pytest.mark.parametrize("word, value", [(b"true", True), (b"false", False), (b"null", None)])
+def test_a_literal_is_complete_with_its_last_letter(word, value):
+    decoder = JSONStreamDecoder()
+    assert decoder.feed(word[:-1]) == []
+    assert decoder.feed(word[-1:]) == [value]
+    assert not decoder.pending
+
+
+def test_a_complete_number_at_the_end_can_be_taken_as_it_is():
+    decoder = JSONStreamDecoder()
+    assert decoder.feed(b"[1] 1") == [[1]]
+    assert decoder.number_waiting
+    assert decoder.feed(b"2") == []
+    assert decoder.take_number() == [12]
+    assert not decoder.pending and decoder.take_number() == []
+    assert decoder.feed(b" 3 ") == [3]
+
+
+@pytest.mark.parametrize("data", [b"-", b"1.", b"2e", b"2e-", b'"1', b"[1", b"tru"])
+def test_only_a_complete_number_is_waiting(data):
+    decoder = JSONStreamDecoder()
+    assert decoder.feed(data) == []
+    assert not decoder.number_waiting and decoder.take_number() == []

@@ -61,10 +61,12 @@ class ScriptedConnection:
         self.entries = deque(entries)
         self.replay = replay
         self.proxy: ProxyPlayer | None = None
+        self.messages_sent = 0
 
     def sendMessage(self, value: Any) -> None:
         replay = self.replay
         replay.messages += 1
+        self.messages_sent += 1
         entry = self.entries.popleft() if self.entries else None
         if entry is None or entry[2] != "out":
             self._differs(f"the host wrote message {replay.messages} to seat {self.seat} ({short(self.name, 40)}),"
@@ -82,8 +84,8 @@ class ScriptedConnection:
         """Hand the proxy what the seat sent, and how it failed, up to the next message written to it."""
         while self.entries and self.entries[0][2] != "out":
             _, _, kind, payload, *rest = self.entries.popleft()
-            if kind == "in":
-                self.proxy.message_received(payload)
+            if kind == "in":  # it came after the message just written
+                self.proxy.message_received(payload, self.messages_sent)
             elif self.proxy.failure is None:
                 self.proxy.fail(payload)
             elif self.proxy.failure != payload:

@@ -2,7 +2,9 @@
 
 Prints a table per game (rank, seat, name, score, or why the player was
 removed), or with ``--json`` a JSON list of games, each with a ``players``
-list.
+list. Names and reasons are stored as the bots sent them; the table shows
+them through ``evolution.text`` (escaped, names cut to 20 characters) and the
+JSON is pure ASCII, so neither can drive the reader's terminal.
 """
 
 from __future__ import annotations
@@ -14,6 +16,9 @@ from typing import Sequence
 
 from evolution.cli import ArgumentParser, quiet_broken_pipe
 from evolution.host.store import GameRecord, ResultsStore, SeatRecord, StoreError
+from evolution.text import escape, short
+
+NAME_WIDTH = 20
 
 
 def format_seats(seats: Sequence[SeatRecord]) -> str:
@@ -22,15 +27,15 @@ def format_seats(seats: Sequence[SeatRecord]) -> str:
     for p in sorted(seats, key=lambda p: (p.rank is None, p.rank or 0, p.seat)):
         rank = "-" if p.rank is None else str(p.rank)
         score = "-" if p.score is None else str(p.score)
-        name = p.name if len(p.name) <= 20 else p.name[:19] + "\u2026"
-        removed = f"  removed in turn {p.removed_turn} ({p.removed_step}): {p.removed_reason}" if p.removed_reason else ""
-        lines.append(f"  {rank:>4}  {p.seat:>4}  {name!s:<20}  {score:>5}{removed}")
+        reason = escape(p.removed_reason) if p.removed_reason else ""
+        removed = f"  removed in turn {p.removed_turn} ({escape(p.removed_step or '')}): {reason}" if reason else ""
+        lines.append(f"  {rank:>4}  {p.seat:>4}  {short(p.name, NAME_WIDTH):<{NAME_WIDTH}}  {score:>5}{removed}")
     return "\n".join(lines)
 
 
 def format_game(game: GameRecord) -> str:
     deck = "sorted deck" if game.seed is None else f"seed {game.seed}"
-    header = f"game #{game.id}  {game.started_at}  {deck}  {game.turns} turns  {game.outcome}"
+    header = f"game #{game.id}  {escape(game.started_at)}  {deck}  {game.turns} turns  {escape(game.outcome)}"
     return header + "\n" + format_seats(game.players)
 
 
@@ -51,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"evolution-results: {error}", file=sys.stderr)
         return 1
     if args.json:
-        print(json.dumps([game.to_json() for game in games], indent=1))
+        print(json.dumps([game.to_json() for game in games], indent=1, ensure_ascii=True))
     elif not games:
         print(f"no finished games in {args.db}")
     else:

@@ -3,8 +3,10 @@
 Offers ``ClientProtocol`` (signs up, then dispatches each host message on its
 shape to the player: ``start``, ``choose``, ``feed_next``; the optional score
 message is kept), ``play_remote(reactor, host, port, name, player)`` which
-connects (retrying a refused connection) and returns a ``Deferred`` of the
-``ClientOutcome``, and the errors a client can end with.
+connects (retrying a refused connection; over TLS when given ``tls``, the
+settings ``evolution.net.endpoints.client_tls`` makes) and returns the
+``ClientOutcome``, and the errors a client can end with. Cancelling the game
+(``ensureDeferred(play_remote(...)).cancel()``) hangs up.
 
 A player is any object with the player interface of ``evolution.rules.player``
 (a strategy such as ``SillyPlayer``); its methods may return Deferreds.
@@ -17,8 +19,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from twisted.internet.defer import Deferred, maybeDeferred, succeed
-from twisted.internet.endpoints import HostnameEndpoint
-from twisted.internet.error import ConnectError
+from twisted.internet.endpoints import HostnameEndpoint, wrapClientTLS
+from twisted.internet.error import ConnectError, ConnectionDone
 from twisted.internet.protocol import Factory
 from twisted.internet.task import deferLater
 from twisted.logger import Logger
@@ -29,6 +31,7 @@ from evolution.rules.player import Player
 from evolution.wire import codec
 from evolution.wire.errors import WireError
 from evolution.wire.messages import message_kind, read_choose, read_feed_next, read_score, read_start
+from evolution.wire.schemas import show
 
 log = Logger()
 
@@ -61,7 +64,7 @@ class ClientProtocol(JSONStreamProtocol):
         self.name = name
         self.player = player
         self.outcome = ClientOutcome(name)
-        self.done: Deferred[ClientOutcome] = Deferred()
+        self.done: Deferred[ClientOutcome] = Deferred(lambda _: self.close())
         self.signed_up = False
         self._error: ClientError | None = None
         self._queue: Deferred = succeed(None)
@@ -96,7 +99,7 @@ class ClientProtocol(JSONStreamProtocol):
                 return None
         except WireError as error:
             return self.give_up(ClientError(f"the host sent an invalid {kind} message: {error}"))
-        return self.give_up(ClientError(f"the host sent a message of no known kind: {str(value)[:80]}"))
+        return self.give_up(ClientError(f"the host sent a message of no known kind: {show(value, 80)}"))
 
     def _sign_up_reply(self, value: Any) -> None:
         if value in ACCEPTED:
@@ -104,7 +107,7 @@ class ClientProtocol(JSONStreamProtocol):
         elif value == "game full":
             self.give_up(Refused('the host refused the sign-up: "game full"'))
         else:
-            self.give_up(ClientError(f"the host answered the sign-up with {str(value)[:80]!r}, not \"ok\""))
+            self.give_up(ClientError(f"the host answered the sign-up with {show(value, 80)}, not \"ok\""))
 
     def _strategy_failed(self, failure: Failure) -> None:
         self.give_up(ClientError(f"the player failed: {failure.getErrorMessage()}"))
@@ -119,24 +122,34 @@ class ClientProtocol(JSONStreamProtocol):
 
     def connectionLost(self, reason: Failure = None) -> None:
         super().connectionLost(reason)
-        self._finish()
+        self._finish(reason)
 
-    def _finish(self) -> None:
+    def _finish(self, reason: Failure | None) -> None:
         if self.done.called:
             return
         if self._error is not None:
             self.done.errback(self._error)
         elif not self.signed_up:
-            self.done.errback(ClientError("the host closed the connection before answering the sign-up"))
+            why = "" if reason is None or reason.check(ConnectionDone) else f" ({reason.getErrorMessage()})"
+            self.done.errback(ClientError(f"the host closed the connection before answering the sign-up{why}"))
         else:
             self.done.callback(self.outcome)
 
 
 async def play_remote(
-    reactor: Any, host: str, port: int, name: str, player: Player, retries: int = 3, retry_delay: float = 2.0
+    reactor: Any,
+    host: str,
+    port: int,
+    name: str,
+    player: Player,
+    retries: int = 3,
+    retry_delay: float = 2.0,
+    tls: Any = None,
 ) -> ClientOutcome:
-    """Connect, sign up as ``name`` and play until the host hangs up."""
+    """Connect (over TLS with ``tls``), sign up as ``name`` and play until the host hangs up."""
     endpoint = HostnameEndpoint(reactor, host, port)
+    if tls is not None:
+        endpoint = wrapClientTLS(tls, endpoint)
     for attempt in range(retries + 1):
         try:
             protocol = await endpoint.connect(Factory.forProtocol(lambda: ClientProtocol(name, player)))

@@ -1,8 +1,14 @@
 """``evolution-client``: a bot that signs up with a host and plays one game.
 
 Exit status: 0 when the host closed the connection at the end of the game;
-1 when the sign-up was refused ("game full"), the connection failed, or the
-host sent something that breaks the protocol; 2 for bad arguments.
+1 when the sign-up was refused ("game full"), the connection failed, the
+host sent something that breaks the protocol, or the client was stopped
+(SIGTERM, Ctrl-C) before the game ended; 2 for bad arguments.
+
+``--tls`` connects over TLS and checks the host's certificate against the
+system's trusted authorities, ``--ca FILE`` against the certificate in FILE
+(for a host with a self-signed certificate). What the client prints of the
+host's words and of its own name is escaped (``evolution.text``).
 
 ``--strategy`` names a built-in strategy (``silly``) or ``module:Class`` for a
 class of your own with the player interface (start, choose, feed_next).
@@ -10,16 +16,19 @@ class of your own with the player interface (start, choose, feed_next).
 
 from __future__ import annotations
 
+import argparse
 import importlib
 import sys
 from typing import Any
 
-from twisted.internet.defer import ensureDeferred
+from twisted.internet.defer import CancelledError, ensureDeferred
 from twisted.internet.task import react
 
 from evolution.cli import ArgumentParser
 from evolution.net.client import ClientError, play_remote
+from evolution.net.endpoints import EndpointUnavailable, client_tls
 from evolution.rules.silly import SillyPlayer
+from evolution.text import escape, short
 
 STRATEGIES = {"silly": SillyPlayer}
 
@@ -37,13 +46,36 @@ def load_strategy(spec: str) -> Any:
         raise ValueError(f"cannot load strategy {spec!r}: {error}") from None
 
 
+def _whole_number(text: str, low: int, high: int) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if not low <= value <= high:
+        raise argparse.ArgumentTypeError(f"{value} is not within {low}..{high}")
+    return value
+
+
+def port_number(text: str) -> int:
+    return _whole_number(text, 1, 65535)
+
+
+def retry_count(text: str) -> int:
+    return _whole_number(text, 0, 1000)
+
+
 def parser() -> ArgumentParser:
     p = ArgumentParser(prog="evolution-client", description="Sign up with an Evolution host and play one game.")
     p.add_argument("--host", default="127.0.0.1", help="the host's address (default 127.0.0.1)")
-    p.add_argument("--port", type=int, default=45678, help="the host's port (default 45678)")
+    p.add_argument("--port", type=port_number, default=45678, help="the host's port (default 45678)")
     p.add_argument("--name", default="silly bot", help="the name to sign up with (any string)")
     p.add_argument("--strategy", default="silly", help="silly, or module:Class of your own player")
-    p.add_argument("--retries", type=int, default=3, help="retries of a refused connection, 2 s apart (default 3)")
+    p.add_argument("--retries", type=retry_count, default=3,
+                   help="retries of a refused connection, 2 s apart (default 3)")
+    p.add_argument("--tls", action="store_true", help="connect over TLS; trust the host's certificate only if the "
+                   "system's authorities do (or --ca does)")
+    p.add_argument("--ca", metavar="FILE", help="connect over TLS, trusting the PEM certificate in FILE (e.g. the "
+                   "host's self-signed one)")
     p.add_argument("--quiet", action="store_true", help="print nothing when the game ends normally")
     return p
 
@@ -55,15 +87,29 @@ def main(argv: list[str] | None = None) -> None:
     except ValueError as error:
         parser().error(str(error))
 
-    async def run(reactor: Any) -> None:
+    label = f"evolution-client '{short(args.name, 64)}'"
+    tls = None
+    if args.tls or args.ca:
         try:
-            outcome = await play_remote(reactor, args.host, args.port, args.name, player, args.retries)
+            tls = client_tls(args.host, args.ca)
+        except EndpointUnavailable as error:
+            print(f"{label}: {error}", file=sys.stderr)
+            raise SystemExit(1) from None
+
+    async def run(reactor: Any) -> None:
+        game = ensureDeferred(play_remote(reactor, args.host, args.port, args.name, player, args.retries, tls=tls))
+        reactor.addSystemEventTrigger("before", "shutdown", game.cancel)  # a signal stops the game, not just the loop
+        try:
+            outcome = await game
+        except CancelledError:
+            print(f"{label}: stopped before the game ended", file=sys.stderr)
+            raise SystemExit(1) from None
         except ClientError as error:
-            print(f"evolution-client {args.name!r}: {error}", file=sys.stderr)
+            print(f"{label}: {escape(str(error))}", file=sys.stderr)
             raise SystemExit(1) from None
         if not args.quiet:
             scores = f", scores {outcome.scores}" if outcome.scores is not None else ""
-            print(f"evolution-client {args.name!r}: game over after {outcome.turns} turns{scores}")
+            print(f"{label}: game over after {outcome.turns} turns{scores}")
 
     react(lambda reactor: ensureDeferred(run(reactor)))
 

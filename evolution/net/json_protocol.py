@@ -3,12 +3,25 @@
 Offers ``JSONStreamProtocol``: subclasses implement ``messageReceived(value)``
 and ``badInput(reason)`` (called once when the peer's bytes cannot be framed;
 nothing more is read after it) and send with ``sendMessage(value)``.
+
+Two things help a subclass judge what it reads:
+
+- ``messages_sent`` counts the messages written so far, and while
+  ``messageReceived`` runs, ``sent_before_value`` is what that count was
+  when the value's first byte arrived. A reply whose first byte arrived
+  before its question was written was not an answer to that question.
+- With a ``clock`` and a ``number_grace`` (seconds), a complete number at
+  the end of the input that no further byte follows within the grace is
+  taken as the whole value: a peer that writes ``json.dumps(3)`` with no
+  delimiter is understood. Without them such a number waits for a
+  delimiter, since ``1`` may still become ``12``.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from twisted.internet.interfaces import IDelayedCall, IReactorTime
 from twisted.internet.protocol import Protocol
 from twisted.python.failure import Failure
 
@@ -26,38 +39,78 @@ class JSONStreamProtocol(Protocol):
 
     max_bytes = DEFAULT_MAX_BYTES
     max_depth = DEFAULT_MAX_DEPTH
+    clock: IReactorTime | None = None
+    number_grace = 0.0
 
     def __init__(self) -> None:
         self._decoder: JSONStreamDecoder | None = None
         self._broken = False
+        self.messages_sent = 0
+        self.sent_before_value = 0
+        self._pending_since = 0  # messages_sent when the value still incomplete began to arrive
+        self._grace: IDelayedCall | None = None
 
     def connectionMade(self) -> None:
         self._decoder = JSONStreamDecoder(self.max_bytes, self.max_depth)
 
     def dataReceived(self, data: bytes) -> None:
-        if self._broken or self._decoder is None:
+        decoder = self._decoder
+        if self._broken or decoder is None:
             return
+        self._cancel_grace()
+        now = self.messages_sent
+        first_since = self._pending_since if decoder.pending else now
         try:
-            values = self._decoder.feed(data)
+            values = decoder.feed(data)
         except FramingError as error:
             self._broken = True
             self.badInput(str(error))
             return
-        for value in values:
-            if self._broken or not self.connected:
+        self._pending_since = now if values else first_since
+        self._deliver(values, first_since, now)
+        if decoder.number_waiting and self.clock is not None and self.number_grace > 0 and self._reading():
+            self._grace = self.clock.callLater(self.number_grace, self._grace_over)
+
+    def _reading(self) -> bool:
+        return self.connected and not self._broken
+
+    def _deliver(self, values: list[Any], first_since: int, rest_since: int) -> None:
+        for index, value in enumerate(values):
+            if not self._reading():
                 return
+            self.sent_before_value = first_since if index == 0 else rest_since
             self.messageReceived(value)
+
+    def _grace_over(self) -> None:
+        """No byte followed a complete number within the grace: it is the whole value."""
+        self._grace = None
+        if self._decoder is not None and self._reading():
+            self._deliver(self._decoder.take_number(), self._pending_since, self._pending_since)
+
+    def _cancel_grace(self) -> None:
+        if self._grace is not None and self._grace.active():
+            self._grace.cancel()
+        self._grace = None
 
     def connectionLost(self, reason: Failure = None) -> None:
         self.connected = False
+        self._cancel_grace()
 
     def sendMessage(self, value: Any) -> None:
         if self.transport is not None and self.connected:
             self.transport.write(encode_message(value))
+            self.messages_sent += 1
+
+    def set_max_bytes(self, max_bytes: int) -> None:
+        """From now on a message may be as long as ``max_bytes``."""
+        self.max_bytes = max_bytes
+        if self._decoder is not None:
+            self._decoder.max_bytes = max_bytes
 
     def close(self) -> None:
         """Stop reading and close the connection once written data is flushed."""
         self._broken = True
+        self._cancel_grace()
         if self.transport is not None:
             self.transport.loseConnection()
 

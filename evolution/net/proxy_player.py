@@ -6,15 +6,18 @@ Offers ``ProxyPlayer``: it implements the player interface of
 fires with the reply after it has passed ``evolution.wire.messages`` (schema,
 then rules), or fails with ``PlayerFailure`` when the time limit passes
 (measured on the injected clock), the reply is malformed or illegal, or the
-connection drops. A message that arrives while nothing was asked, or bytes
-that are not JSON, fail the player too. A failed proxy closes its connection,
-tells ``on_failure`` once, and fails every later call at once.
+connection drops. A message that arrives while nothing was asked, or whose
+first byte arrived before the question was written (two answers in one
+write: the second answers no question the host had asked), or bytes that
+are not JSON, fail the player too. A failed proxy closes its connection,
+tells ``on_failure`` once, and fails every later call at once. Reasons quote
+the player's message as sent.
 
-The connection it drives needs ``sendMessage(value)`` and ``close()``; the
-host's connection protocol calls ``message_received``, ``input_failed`` and
-``connection_lost``. With a ``SeatLog`` (``evolution.net.game_log``) in
-``log``, every message written and read is recorded; the game records the
-failures.
+The connection it drives needs ``sendMessage(value)``, ``messages_sent``
+and ``close()``; the host's connection protocol calls ``message_received``,
+``input_failed`` and ``connection_lost``. With a ``SeatLog``
+(``evolution.net.game_log``) in ``log``, every message written and read is
+recorded; the game records the failures.
 """
 
 from __future__ import annotations
@@ -39,20 +42,23 @@ DEFAULT_TIMEOUT = 1.0
 
 
 class Connection(Protocol):
+    messages_sent: int
+
     def sendMessage(self, value: Any) -> None: ...
 
     def close(self) -> None: ...
 
 
 class _Call:
-    """The one question a proxy is waiting on."""
+    """The one question a proxy is waiting on; ``sent`` messages had been written with it."""
 
-    __slots__ = ("kind", "deferred", "read")
+    __slots__ = ("kind", "deferred", "read", "sent")
 
-    def __init__(self, kind: str, deferred: Deferred, read: Callable[[Any], Any]) -> None:
+    def __init__(self, kind: str, deferred: Deferred, read: Callable[[Any], Any], sent: int) -> None:
         self.kind = kind
         self.deferred = deferred
         self.read = read
+        self.sent = sent
 
 
 class ProxyPlayer:
@@ -98,7 +104,8 @@ class ProxyPlayer:
         if self.failure is not None:
             return fail(PlayerFailure(self.failure))
         deferred: Deferred = Deferred(lambda _: self._timed_out(kind))
-        self._call = _Call(kind, deferred, read)
+        # An answer counts once this question is written: the count after the write.
+        self._call = _Call(kind, deferred, read, self.connection.messages_sent + 1)
         self._send(message)
         deferred.addTimeout(self.timeout, self.clock, onTimeoutCancel=self._timeout_failure)
         return deferred
@@ -115,12 +122,13 @@ class ProxyPlayer:
 
     # -- what the connection reports ----------------------------------------
 
-    def message_received(self, value: Any) -> None:
+    def message_received(self, value: Any, sent_before: int) -> None:
+        """``value`` arrived; its first byte came when ``sent_before`` messages had been written."""
         if self.log is not None:
             self.log.received(value)
         call, self._call = self._call, None
-        if call is None:
-            self.fail(f"sent a message nobody asked for: {show(value, 80)}")
+        if call is None or sent_before < call.sent:
+            self.fail(f"sent a message nobody asked for: {show(value, 80)}", call)
             return
         try:
             answer = call.read(value)
@@ -155,7 +163,7 @@ class ProxyPlayer:
             self.failure = reason
             self.connection.close()
             if self.on_failure is not None:
-                self.on_failure(reason)
+                self.on_failure(self.failure)
         if pending is not None and not pending.deferred.called:
             pending.deferred.errback(PlayerFailure(self.failure))
 

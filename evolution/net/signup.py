@@ -4,10 +4,11 @@ Offers ``SignupConfig``, ``HostProtocol`` (one per connection) and
 ``SignupFactory``. A connection's states, and what each does with a message:
 
     signing-up   the first JSON value must arrive within the sign-up limits
-                 (first byte, then the rest of the value); a string signs the
-                 client up ("ok", to the lobby); anything else closes the
-                 connection. When the host takes no more players the answer
-                 is "game full", then close.
+                 (first byte, then the rest of the value) and fit in
+                 ``SIGNUP_MAX_BYTES``; a string signs the client up ("ok", to
+                 the lobby; later messages may be as long as ``max_bytes``);
+                 anything else closes the connection. When the host takes no
+                 more players the answer is "game full", then close.
     in-lobby     waiting for a game; any message is out of turn: the client
                  leaves the lobby and is closed.
     playing      every message goes to the player's ``ProxyPlayer``.
@@ -17,6 +18,11 @@ A game starts as soon as the lobby holds ``max_players``, or when it holds at
 least ``min_players`` and no sign-up has arrived for ``window`` seconds. The
 players go to ``start_game`` in reverse sign-up order (the reference server's
 turn order) and a new lobby opens, so games run side by side.
+
+A connection beyond ``max_connections`` (all states together) is answered
+"game full" and closed at once, before it can cost more than its socket.
+Names are kept exactly as sent, any JSON string (a duplicate gets ``#2``,
+``#3``...); log lines show them through ``evolution.text.short``.
 """
 
 from __future__ import annotations
@@ -24,19 +30,23 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from twisted.internet.interfaces import IDelayedCall, IReactorTime
-from twisted.internet.protocol import ServerFactory
+from twisted.internet.interfaces import IAddress, IDelayedCall, IReactorTime
+from twisted.internet.protocol import Protocol, ServerFactory
 from twisted.logger import Logger
 from twisted.python.failure import Failure
 
-from evolution.wire.framing import DEFAULT_MAX_BYTES, DEFAULT_MAX_DEPTH
 from evolution.net.json_protocol import JSONStreamProtocol
 from evolution.net.proxy_player import ProxyPlayer
+from evolution.text import escape, short
+from evolution.wire.framing import DEFAULT_MAX_BYTES, DEFAULT_MAX_DEPTH, encode_message
 
 log = Logger()
 
 SIGNING_UP, IN_LOBBY, PLAYING, CLOSED = "signing-up", "in-lobby", "playing", "closed"
-NAME_LIMIT = 64
+SIGNUP_MAX_BYTES = 4096
+DEFAULT_MAX_CONNECTIONS = 4096
+DEFAULT_NUMBER_GRACE = 0.05
+NAME_SHOWN = 64  # characters of a name in a log line
 
 
 @dataclass(frozen=True)
@@ -48,11 +58,13 @@ class SignupConfig:
     max_games: int | None = None
     max_bytes: int = DEFAULT_MAX_BYTES
     max_depth: int = DEFAULT_MAX_DEPTH
+    max_connections: int = DEFAULT_MAX_CONNECTIONS
+    number_grace: float = DEFAULT_NUMBER_GRACE
 
 
-def display_name(name: str) -> str:
-    """A name fit for logs and tables: at most NAME_LIMIT characters."""
-    return name if len(name) <= NAME_LIMIT else name[: NAME_LIMIT - 1] + "\u2026"
+def show_address(address: IAddress | None) -> str:
+    """``host:port`` of an IP address, else what the address says of itself."""
+    return f"{address.host}:{address.port}" if hasattr(address, "host") else str(address)
 
 
 class HostProtocol(JSONStreamProtocol):
@@ -70,12 +82,14 @@ class HostProtocol(JSONStreamProtocol):
 
     @property
     def peer(self) -> str:
-        address = self.transport.getPeer() if self.transport is not None else None
-        return f"{address.host}:{address.port}" if hasattr(address, "host") else str(address)
+        return show_address(self.transport.getPeer() if self.transport is not None else None)
 
     def connectionMade(self) -> None:
-        self.max_bytes, self.max_depth = self.factory.config.max_bytes, self.factory.config.max_depth
+        config = self.factory.config
+        self.max_bytes, self.max_depth = min(SIGNUP_MAX_BYTES, config.max_bytes), config.max_depth
+        self.clock, self.number_grace = self.factory.clock, config.number_grace
         super().connectionMade()
+        self.factory.open_connections += 1
         self._set_deadline("no sign-up message")
 
     def _set_deadline(self, what: str) -> None:
@@ -106,7 +120,7 @@ class HostProtocol(JSONStreamProtocol):
             self.factory.leave(self, "sent a message while waiting for a game")
             self.close()
         elif self.state == PLAYING and self.proxy is not None:
-            self.proxy.message_received(value)
+            self.proxy.message_received(value, self.sent_before_value)
 
     def badInput(self, reason: str) -> None:
         if self.state == PLAYING and self.proxy is not None:
@@ -119,6 +133,7 @@ class HostProtocol(JSONStreamProtocol):
 
     def connectionLost(self, reason: Failure = None) -> None:
         super().connectionLost(reason)
+        self.factory.open_connections -= 1
         self._cancel_deadline()
         state, self.state = self.state, CLOSED
         if state == IN_LOBBY:
@@ -128,8 +143,14 @@ class HostProtocol(JSONStreamProtocol):
 
     def refuse(self, reason: str) -> None:
         """A sign-up that failed: log it and hang up without a reply."""
-        log.info("sign-up from {peer} refused: {reason}", peer=self.peer, reason=reason)
+        log.info("sign-up from {peer} refused: {reason}", peer=self.peer, reason=escape(reason))
         self.close()
+
+    def signed_up(self, name: str) -> None:
+        """In the lobby as ``name``: answer "ok"; later messages may be as long as ``max_bytes``."""
+        self.name, self.state = name, IN_LOBBY
+        self.set_max_bytes(self.factory.config.max_bytes)
+        self.sendMessage("ok")
 
     def close(self) -> None:
         self._cancel_deadline()
@@ -153,7 +174,19 @@ class SignupFactory(ServerFactory):
         self.clock = clock
         self.lobby: list[HostProtocol] = []
         self.games_started = 0
+        self.open_connections = 0
         self._window: IDelayedCall | None = None
+
+    def buildProtocol(self, addr: IAddress) -> Protocol | None:
+        limit = self.config.max_connections
+        if self.open_connections < limit:
+            return super().buildProtocol(addr)
+        log.info(
+            "connection from {peer} answered 'game full': the host holds {limit} connections (--max-connections)",
+            peer=show_address(addr),
+            limit=limit,
+        )
+        return _GameFull()
 
     def is_full(self) -> bool:
         """True once the host has started all the games it may run."""
@@ -170,13 +203,11 @@ class SignupFactory(ServerFactory):
         if not isinstance(value, str):
             connection.refuse(f"the sign-up is not a JSON string but {type(value).__name__}")
             return
-        connection.name = self._unique(display_name(value))
-        connection.state = IN_LOBBY
+        connection.signed_up(self._unique(value))
         self.lobby.append(connection)
-        connection.sendMessage("ok")
         log.info(
-            "signed up {name!r} from {peer} ({count} waiting)",
-            name=connection.name,
+            "signed up '{name}' from {peer} ({count} waiting)",
+            name=short(connection.name, NAME_SHOWN),
             peer=connection.peer,
             count=len(self.lobby),
         )
@@ -198,7 +229,7 @@ class SignupFactory(ServerFactory):
         if connection in self.lobby:
             self.lobby.remove(connection)
             connection.state = CLOSED
-            log.info("{name!r} left the lobby: {reason}", name=connection.name, reason=reason)
+            log.info("'{name}' left the lobby: {reason}", name=short(connection.name, NAME_SHOWN), reason=reason)
             if len(self.lobby) < self.config.min_players:
                 self._cancel_window()
 
@@ -230,3 +261,11 @@ class SignupFactory(ServerFactory):
         for connection in list(self.lobby):
             self.leave(connection, "the host is stopping")
             connection.close()
+
+
+class _GameFull(Protocol):
+    """A connection beyond the limit: "game full", then hang up without reading."""
+
+    def connectionMade(self) -> None:
+        self.transport.write(encode_message("game full"))
+        self.transport.loseConnection()

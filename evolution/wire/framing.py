@@ -5,10 +5,14 @@ Offers ``JSONStreamDecoder``: ``feed(data)`` returns the complete values so far;
 reads a whole input that must hold exactly one value (a file, standard input). Values may be separated
 by any whitespace, by none (``[1][2]``), and may span reads; a number at the
 end of the buffer is incomplete until a delimiter follows (``1`` may become
-``12``). ``FramingError`` reports bytes that are not JSON, a value larger than
-``max_bytes``, or nesting deeper than ``max_depth``; the stream cannot be
-resynchronised after one. ``encode_message`` writes a value as one compact
-line.
+``12``): ``number_waiting`` says a complete number waits there, and
+``take_number()`` takes it as it is (for a sender that writes no delimiter).
+``true``, ``false`` and ``null`` are complete as soon as their last letter
+arrives. ``FramingError`` reports bytes that are not JSON (a scalar as soon as
+its bytes can no longer begin a number or a literal, so ``aaaa`` fails without
+waiting for a delimiter), a value larger than ``max_bytes``, or nesting deeper
+than ``max_depth``; the stream cannot be resynchronised after one.
+``encode_message`` writes a value as one compact line.
 
 The scanner never hands a value to ``json.loads`` before it has checked the
 value's size and depth, so a 10 MB line or 10,000 nested brackets cost a
@@ -29,6 +33,27 @@ _IN_STRING = re.compile(rb'["\\]')
 _STRUCTURE = re.compile(rb'[\[\]{}"]')
 _SCALAR_END = re.compile(rb'[ \t\r\n\[\]{}",:]')
 _OPENERS = b"[{"
+_DIGITS = re.compile(rb"[0-9]*")
+_LITERALS = (b"true", b"false", b"null")
+_LITERAL_STARTS = b"tfn"
+
+# How a JSON number (RFC 8259, section 6) goes on, by the class of its next byte; a byte
+# without an entry means the bytes so far can no longer become a number.
+_BYTE_CLASS = {ord("0"): "0", ord("."): ".", ord("e"): "e", ord("E"): "e", ord("+"): "+", ord("-"): "-"}
+_BYTE_CLASS.update((ord(digit), "1-9") for digit in "123456789")
+_NUMBER_STEPS = {
+    "start": {"-": "minus", "0": "zero", "1-9": "integer"},
+    "minus": {"0": "zero", "1-9": "integer"},
+    "zero": {".": "point", "e": "exponent"},
+    "integer": {".": "point", "e": "exponent"},
+    "point": {"0": "fraction", "1-9": "fraction"},
+    "fraction": {"e": "exponent"},
+    "exponent": {"+": "exponent-sign", "-": "exponent-sign", "0": "exponent-digits", "1-9": "exponent-digits"},
+    "exponent-sign": {"0": "exponent-digits", "1-9": "exponent-digits"},
+    "exponent-digits": {},
+}
+_DIGIT_RUNS = frozenset({"integer", "fraction", "exponent-digits"})  # states that take any number of digits
+_WHOLE_NUMBER = frozenset({"zero", "integer", "fraction", "exponent-digits"})
 
 
 class FramingError(ValueError):
@@ -64,7 +89,7 @@ def encode_message(value: Any) -> bytes:
 def decode_one(data: bytes, max_bytes: int = DEFAULT_MAX_BYTES, max_depth: int = DEFAULT_MAX_DEPTH) -> Any:
     """The one JSON value in ``data``, read within the same limits as a message on the wire."""
     decoder = JSONStreamDecoder(max_bytes, max_depth)
-    values = decoder.feed(data) + decoder.finish()
+    values = decoder.feed(data + b"\n") + decoder.finish()  # the input is whole: nothing follows its last scalar
     if not values:
         raise FramingError("empty: no JSON value")
     if len(values) > 1:
@@ -83,12 +108,22 @@ class JSONStreamDecoder:
         self._scan = 0  # how far the current value has been scanned
         self._depth = 0
         self._in_string = False
+        self._number = "start"  # how far a scalar at the front has come as a number
         self._failed: FramingError | None = None
 
     @property
     def pending(self) -> bool:
         """True while a value has begun but is not complete."""
         return self._start >= 0
+
+    @property
+    def number_waiting(self) -> bool:
+        """True when the buffer ends in a complete number that more digits could still extend."""
+        return self.pending and self._number in _WHOLE_NUMBER
+
+    def take_number(self) -> list[Any]:
+        """The number waiting at the end of the buffer, taken as complete (``[]`` if none)."""
+        return [self._next_value(at_eof=True)] if self.number_waiting else []
 
     def feed(self, data: bytes) -> list[Any]:
         """Add bytes; return every value completed by them."""
@@ -124,7 +159,7 @@ class JSONStreamDecoder:
                 buffer.clear()
                 return _INCOMPLETE
             del buffer[:match.start()]
-            self._start, self._scan, self._depth, self._in_string = 0, 0, 0, False
+            self._start, self._scan, self._depth, self._in_string, self._number = 0, 0, 0, False, "start"
         end = self._scan_value(at_eof)
         if end < 0:
             if len(buffer) - self._start > self.max_bytes:
@@ -142,10 +177,7 @@ class JSONStreamDecoder:
         buffer = self._buffer
         first = buffer[0]
         if first not in _OPENERS and first != 0x22:  # a scalar: number, literal or garbage
-            match = _SCALAR_END.search(buffer, 1)
-            if match is not None:
-                return match.start() if match.start() > 0 else 1
-            return len(buffer) if at_eof else -1
+            return self._scan_scalar(at_eof)
         position = max(self._scan, 0)
         limit = min(len(buffer), self.max_bytes + 1)
         while position < limit:
@@ -183,6 +215,50 @@ class JSONStreamDecoder:
                     return position
         self._scan = position
         return -1
+
+    def _scan_scalar(self, at_eof: bool) -> int:
+        """The end of the scalar at the buffer's front; -1 while it may still grow.
+
+        A scalar ends at a delimiter (then ``decode_value`` judges it) or at the
+        end of the stream. Before that, its bytes must still be able to become a
+        number or a literal: garbage is refused at once rather than held.
+        """
+        buffer = self._buffer
+        match = _SCALAR_END.search(buffer, max(self._scan, 1))
+        if match is not None:
+            return match.start()
+        if at_eof:
+            return len(buffer)
+        if buffer[0] in _LITERAL_STARTS:
+            token = bytes(buffer[:6])
+            if token in _LITERALS:
+                return len(buffer)
+            if not any(literal.startswith(token) for literal in _LITERALS):
+                raise self._not_a_start(len(token) - 1)
+        else:
+            self._number = self._advance_number(self._number, self._scan)
+        self._scan = len(buffer)
+        return -1
+
+    def _advance_number(self, state: str, position: int) -> str:
+        """Run the number's states over the bytes from ``position`` to the end of the buffer."""
+        buffer = self._buffer
+        end = len(buffer)
+        while position < end:
+            if state in _DIGIT_RUNS:
+                position = _DIGITS.match(buffer, position).end()
+                if position == end:
+                    break
+            following = _NUMBER_STEPS[state].get(_BYTE_CLASS.get(buffer[position], ""))
+            if following is None:
+                raise self._not_a_start(position)
+            state = following
+            position += 1
+        return state
+
+    def _not_a_start(self, position: int) -> FramingError:
+        shown = bytes(self._buffer[max(0, position - 11):position + 1]).decode("utf-8", "replace")
+        return FramingError(f"not JSON: {shown!r} does not begin any JSON value")
 
 
 _INCOMPLETE = object()

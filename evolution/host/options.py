@@ -1,0 +1,187 @@
+"""``twistd evolution``'s command line: every option checked, every problem one sentence.
+
+Offers ``Options`` (Twisted's ``usage.Options``): a value out of its range
+raises ``usage.UsageError`` naming the option and what it takes; an endpoint
+this machine cannot serve (TLS not installed, a certificate that cannot be
+read) raises ``StartupError``. ``TwistdOptions`` is what the twistd plugin
+parses: there a usage error prints one line and exits with status 2, a
+start-up error one line and status 1 (``fail``), instead of twistd's page of
+usage text.
+
+Every number has a finite range, stated in ``--help``: a limit of ``inf``
+would let a silent bot stall a game for ever, and one of ``1e-300`` would
+remove every player.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, NoReturn
+
+from twisted.python import usage
+
+from evolution.net.endpoints import EndpointError, EndpointUnavailable, check_server
+from evolution.net.signup import DEFAULT_MAX_CONNECTIONS, DEFAULT_NUMBER_GRACE, SIGNUP_MAX_BYTES
+from evolution.rules.dealer import MAX_PLAYERS, MIN_PLAYERS
+from evolution.text import short
+from evolution.wire.framing import DEFAULT_MAX_BYTES, DEFAULT_MAX_DEPTH
+
+USAGE_STATUS, STARTUP_STATUS = 2, 1
+MAX_SEED = 2**53 - 1  # exact in any JSON reader
+
+# option: (default, lowest, highest)
+SECONDS = {
+    "timeout": (1.0, 0.01, 3600.0),
+    "signup-timeout": (5.0, 0.01, 3600.0),
+    "signup-window": (10.0, 0.01, 3600.0),
+    "number-grace": (DEFAULT_NUMBER_GRACE, 0.001, 1.0),
+}
+WHOLE_NUMBERS = {
+    "games": (None, 1, 1_000_000),
+    "seed": (None, 0, MAX_SEED),
+    "max-message": (DEFAULT_MAX_BYTES, 1024, 64 * 1024 * 1024),
+    "max-depth": (DEFAULT_MAX_DEPTH, 3, 512),  # an Action4 nests 3 deep
+    "max-connections": (DEFAULT_MAX_CONNECTIONS, MAX_PLAYERS, 1_000_000),
+}
+
+
+class StartupError(Exception):
+    """The options are right, but the host cannot start with them here (one sentence)."""
+
+
+def fail(message: str, status: int) -> NoReturn:
+    """End ``twistd evolution`` with one line on standard error."""
+    sys.stderr.write(f"twistd evolution: {message}\n")
+    sys.stderr.flush()
+    raise SystemExit(status)
+
+
+def _quote(text: str, limit: int = 40) -> str:
+    """A value from the command line, quoted, escaped and cut short for a message."""
+    return repr(short(text, limit))
+
+
+def parse_players(text: str) -> tuple[int, int]:
+    """``MIN-MAX`` (or ``N``) within 3..8."""
+    low_text, _, high_text = text.partition("-")
+    try:
+        low = int(low_text)
+        high = int(high_text) if high_text else low
+    except ValueError:
+        raise usage.UsageError(f"--players takes MIN-MAX, such as 3-8, not {_quote(text)}") from None
+    if not MIN_PLAYERS <= low <= high <= MAX_PLAYERS:
+        raise usage.UsageError(
+            f"--players {short(text, 40)}: a game needs between {MIN_PLAYERS} and {MAX_PLAYERS} players, MIN <= MAX"
+        )
+    return low, high
+
+
+def _number(name: str, text: str, kind: type, what: str) -> Any:
+    try:
+        return kind(text)
+    except ValueError:
+        raise usage.UsageError(f"--{name} takes {what}, not {_quote(text)}") from None
+
+
+def parse_seconds(name: str, text: str) -> float:
+    """A number of seconds within the range ``SECONDS`` gives ``--name``."""
+    _default, low, high = SECONDS[name]
+    value = _number(name, text, float, "a number of seconds")
+    if value <= 0:
+        raise usage.UsageError(f"--{name} must be more than 0 seconds (allowed: {low:g} to {high:g})")
+    if not low <= value <= high:  # also NaN and infinity
+        raise usage.UsageError(f"--{name} must be {low:g} to {high:g} seconds, not {_quote(text)}")
+    return value
+
+
+def parse_whole(name: str, text: str) -> int:
+    """A whole number within the range ``WHOLE_NUMBERS`` gives ``--name``."""
+    _default, low, high = WHOLE_NUMBERS[name]
+    value = _number(name, text, int, "a whole number")
+    if value < low:
+        raise usage.UsageError(f"--{name} must be at least {low} (allowed: {low} to {high})")
+    if value > high:
+        raise usage.UsageError(f"--{name} must be at most {high} (allowed: {low} to {high})")
+    return value
+
+
+def _seconds(name: str, what: str) -> list:
+    default, low, high = SECONDS[name]
+    return [name, None, f"{default:g}", f"{what} ({low:g} to {high:g})"]
+
+
+def _whole(name: str, what: str) -> list:
+    default, low, high = WHOLE_NUMBERS[name]
+    return [name, None, None if default is None else str(default), f"{what} ({low} to {high})"]
+
+
+class Options(usage.Options):
+    synopsis = "[options]"
+    longdesc = (
+        "Host games of Evolution between bots that connect over TCP (or TLS with an ssl: endpoint). "
+        "Each client signs up with a JSON string (its name, at most "
+        f"{SIGNUP_MAX_BYTES} bytes); a game starts when MAX players are waiting, or when "
+        "at least MIN are and no one signed up for --signup-window seconds. Games run side "
+        "by side; every finished game is stored in the SQLite database --db "
+        "(list them with evolution-results). A connection beyond --max-connections is "
+        'answered "game full" and closed. The message formats are in schemas/.'
+    )
+    optParameters = [
+        ["players", None, "3-8", f"players per game, MIN-MAX within {MIN_PLAYERS}..{MAX_PLAYERS}"],
+        ["port", "p", "tcp:45678", "endpoint to listen on, e.g. tcp:45678:interface=127.0.0.1 or "
+         "ssl:45678:privateKey=key.pem:certKey=cert.pem (listen backlog 1024 unless it sets backlog=)"],
+        _seconds("timeout", "seconds a player has for each answer"),
+        _seconds("signup-timeout", "seconds for a sign-up's first byte, and again for the rest"),
+        _seconds("signup-window", "seconds without a new sign-up before a game of at least MIN starts"),
+        _seconds("number-grace", "seconds after which a number with nothing after it counts as complete"),
+        _whole("games", "stop after this many games are over; by default, run until stopped"),
+        _whole("seed", "seed of the first game's shuffle, game k uses SEED+k-1; by default random, recorded"),
+        ["deck", None, "shuffled", "shuffled (each game with a recorded seed) or sorted (the course's deck)"],
+        ["db", None, "evolution.sqlite", "the SQLite results database (created if missing)"],
+        _whole("max-message", "largest message a signed-up client may send, in bytes"),
+        _whole("max-depth", "deepest nesting a client's message may have"),
+        _whole("max-connections", "most connections at once; more are answered \"game full\""),
+    ]
+    optFlags = [
+        ["send-scores", None, "send the final score message [[id, score], ...] before closing"],
+        ["parallel-choose", None, "ask choose of every player at once (default: one at a time, as the course server)"],
+    ]
+
+    def postOptions(self) -> None:
+        self["min_players"], self["max_players"] = parse_players(self["players"])
+        for name in SECONDS:
+            self[name] = parse_seconds(name, self[name])
+        for name in WHOLE_NUMBERS:
+            if self[name] is not None:
+                self[name] = parse_whole(name, self[name])
+        if self["number-grace"] >= self["timeout"]:
+            raise usage.UsageError("--number-grace must be shorter than --timeout")
+        if self["deck"] not in ("shuffled", "sorted"):
+            raise usage.UsageError(f"--deck takes shuffled or sorted, not {_quote(self['deck'])}")
+        if self["deck"] == "sorted" and self["seed"] is not None:
+            raise usage.UsageError("--seed shuffles the deck; it cannot go with --deck sorted")
+        self._check_port(self["port"])
+
+    @staticmethod
+    def _check_port(description: str) -> None:
+        shown = _quote(description, 200)  # paths of certificates
+        try:
+            check_server(description)  # nothing listens yet
+        except EndpointError as error:
+            raise usage.UsageError(
+                f"--port {shown} is not an endpoint such as tcp:45678: {error}"
+            ) from None
+        except EndpointUnavailable as error:
+            raise StartupError(f"--port {shown}: {error}") from None
+
+
+class TwistdOptions(Options):
+    """``Options`` as the twistd plugin parses them: a problem ends the process with one line."""
+
+    def parseOptions(self, options: list[str] | None = None) -> None:
+        try:
+            super().parseOptions(options)
+        except usage.UsageError as error:
+            fail(f"{error} (see twistd evolution --help)", USAGE_STATUS)
+        except StartupError as error:
+            fail(str(error), STARTUP_STATUS)

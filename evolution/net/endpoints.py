@@ -1,0 +1,118 @@
+"""Endpoint strings checked before use, a deep listen backlog, and TLS.
+
+Offers ``check_server(description)``: it builds the server endpoint and
+listens with it on a reactor that only records the request (no socket is
+opened), then checks the port and backlog; ``server_endpoint(reactor,
+description)``, the endpoint with a listen backlog of ``LISTEN_BACKLOG``
+unless the string sets one (Twisted's default, 50, overflows when a thousand
+bots connect at once); ``require_tls()``; and ``client_tls(hostname,
+ca_file)``, the TLS settings of a client that verifies the host's
+certificate (against ``ca_file``, or the system's trusted authorities).
+
+Problems are one sentence each: ``EndpointError`` when the string itself is
+wrong, ``EndpointUnavailable`` when it is right but this machine cannot serve
+it (TLS not installed, a certificate that cannot be read).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from twisted.internet.endpoints import serverFromString
+from twisted.internet.protocol import Factory
+from twisted.internet.testing import MemoryReactor
+
+LISTEN_BACKLOG = 1024
+MAX_PORT = 65535
+TLS_MISSING = "TLS needs pyOpenSSL and service-identity: pip install 'evolution-host[tls]'"
+_BACKLOG_KINDS = frozenset({"tcp", "tcp6", "ssl", "unix"})
+
+
+class EndpointError(ValueError):
+    """The endpoint string is wrong."""
+
+
+class EndpointUnavailable(Exception):
+    """The endpoint string is right, but this machine cannot serve it."""
+
+
+def _fields(description: str) -> list[str]:
+    """The colon-separated fields of an endpoint string (a backslash escapes a colon)."""
+    fields, current, escaped = [], "", False
+    for char in description:
+        if escaped or char not in ":\\":
+            current += char
+            escaped = False
+        elif char == "\\":
+            current += char
+            escaped = True
+        else:
+            fields.append(current)
+            current = ""
+    return fields + [current]
+
+
+def with_backlog(description: str) -> str:
+    """``description`` with ``backlog=LISTEN_BACKLOG`` added where it takes one and sets none."""
+    kind, *arguments = _fields(description)
+    if kind not in _BACKLOG_KINDS or any(argument.startswith("backlog=") for argument in arguments):
+        return description
+    return f"{description}:backlog={LISTEN_BACKLOG}"
+
+
+def server_endpoint(reactor: Any, description: str) -> Any:
+    """The server endpoint for ``description``, with a deep backlog unless it sets one."""
+    return serverFromString(reactor, with_backlog(description))
+
+
+def check_server(description: str) -> None:
+    """Raise ``EndpointError`` or ``EndpointUnavailable`` if ``description`` cannot serve."""
+    if _fields(description)[0] == "ssl":
+        require_tls()
+    recorder = MemoryReactor()
+    try:
+        server_endpoint(recorder, description).listen(Factory())
+    except (ValueError, TypeError, KeyError) as error:
+        raise EndpointError(str(error) or type(error).__name__) from None
+    except OSError as error:
+        raise EndpointUnavailable(f"cannot read {error.filename or 'a file it names'}: {error.strerror}") from None
+    except Exception as error:  # pyOpenSSL's errors about keys and certificates
+        raise EndpointUnavailable(f"cannot use it: {error}") from None
+    for port, backlog in _ports_and_backlogs(recorder):
+        if port is not None and not 0 <= port <= MAX_PORT:
+            raise EndpointError(f"the port must be 0 to {MAX_PORT}, not {port}")
+        if not 1 <= backlog <= MAX_PORT:
+            raise EndpointError(f"the backlog must be 1 to {MAX_PORT}, not {backlog}")
+
+
+def _ports_and_backlogs(recorder: MemoryReactor) -> list[tuple[int | None, int]]:
+    tcp = [(port, backlog) for port, _factory, backlog, _interface in recorder.tcpServers]
+    ssl = [(port, backlog) for port, _factory, _context, backlog, _interface in recorder.sslServers]
+    unix = [(None, backlog) for _path, _factory, backlog, _mode, _pid in recorder.unixServers]
+    return tcp + ssl + unix
+
+
+def require_tls() -> None:
+    """Raise ``EndpointUnavailable`` unless pyOpenSSL and service-identity are installed."""
+    try:
+        import OpenSSL  # noqa: F401
+        import service_identity  # noqa: F401
+    except ImportError:
+        raise EndpointUnavailable(TLS_MISSING) from None
+
+
+def client_tls(hostname: str, ca_file: str | None = None) -> Any:
+    """TLS settings that verify the host is ``hostname``, trusting ``ca_file`` or the system."""
+    require_tls()
+    from twisted.internet import ssl
+
+    if ca_file is None:
+        return ssl.optionsForClientTLS(hostname)
+    try:
+        certificate = ssl.Certificate.loadPEM(Path(ca_file).read_bytes())
+    except OSError as error:
+        raise EndpointUnavailable(f"cannot read {ca_file}: {error.strerror}") from None
+    except Exception as error:  # not a PEM certificate
+        raise EndpointUnavailable(f"{ca_file} holds no PEM certificate: {error}") from None
+    return ssl.optionsForClientTLS(hostname, trustRoot=ssl.trustRootFromCertificates([certificate]))
