@@ -105,7 +105,7 @@ class RunningGame:
         deck = Deck.sorted() if seed is None else Deck.shuffled(seed)
         self.dealer = Dealer.new_game(self.proxies, deck, self._observe, settings.parallel_choose)
         for seat, (connection, proxy) in enumerate(zip(connections, self.proxies), start=1):
-            connection.proxy = proxy
+            connection.play(proxy)
             proxy.log = self.log.seat(seat)
             proxy.on_failure = lambda reason, proxy=proxy, seat=seat: self._failed(proxy, seat, reason)
         self._hung_up = 0

@@ -1,4 +1,4 @@
-"""Sign-up: the host's connection protocol, the lobby, and the factory that starts games.
+"""Sign-up: the host's connection protocol and the factory that gathers players into its lobby.
 
 Offers ``SignupConfig``, ``HostProtocol`` (one per connection) and
 ``SignupFactory``. A connection's states, and what each does with a message:
@@ -9,15 +9,18 @@ Offers ``SignupConfig``, ``HostProtocol`` (one per connection) and
                  the lobby; later messages may be as long as ``max_bytes``);
                  anything else closes the connection. When the host takes no
                  more players the answer is "game full", then close.
-    in-lobby     waiting for a game; any message is out of turn: the client
-                 leaves the lobby and is closed.
-    playing      every message goes to the player's ``ProxyPlayer``.
+    in-lobby     waiting: for a game, or (in a tournament) for the next one.
+                 Whoever holds the connection (``wait(on_failure)``) hears of
+                 any message (out of turn), bytes that are not JSON, or a
+                 disconnect; the connection is closed.
+    playing      every message goes to the player's ``ProxyPlayer``
+                 (``play(proxy)``).
     closed       nothing more is read.
 
-A game starts as soon as the lobby holds ``max_players``, or when it holds at
-least ``min_players`` and no sign-up has arrived for ``window`` seconds. The
-players go to ``start_game`` in reverse sign-up order (the reference server's
-turn order) and a new lobby opens, so games run side by side.
+What to do with the players in the lobby is the lobby's policy
+(``evolution.net.lobbies``): start a game of them, or a tournament. The
+factory offers the policy ``lobby`` (signed-up connections, in sign-up
+order), ``take_lobby()`` and ``refuse_sign_ups``.
 
 A connection beyond ``max_connections`` (all states together) is answered
 "game full" and closed at once, before it can cost more than its socket.
@@ -36,6 +39,7 @@ from twisted.logger import Logger
 from twisted.python.failure import Failure
 
 from evolution.net.json_protocol import JSONStreamProtocol
+from evolution.net.lobbies import GameLobby
 from evolution.net.proxy_player import ProxyPlayer
 from evolution.text import escape, short
 from evolution.wire.framing import DEFAULT_MAX_BYTES, DEFAULT_MAX_DEPTH, encode_message
@@ -77,6 +81,7 @@ class HostProtocol(JSONStreamProtocol):
         self.state = SIGNING_UP
         self.name = ""
         self.proxy: ProxyPlayer | None = None
+        self._on_waiting_failure: Callable[[str], None] | None = None
         self._deadline: IDelayedCall | None = None
         self._got_bytes = False
 
@@ -117,8 +122,7 @@ class HostProtocol(JSONStreamProtocol):
             self._cancel_deadline()
             self.factory.sign_up(self, value)
         elif self.state == IN_LOBBY:
-            self.factory.leave(self, "sent a message while waiting for a game")
-            self.close()
+            self._waiting_failed("sent a message while waiting for a game")
         elif self.state == PLAYING and self.proxy is not None:
             self.proxy.message_received(value, self.sent_before_value)
 
@@ -126,8 +130,7 @@ class HostProtocol(JSONStreamProtocol):
         if self.state == PLAYING and self.proxy is not None:
             self.proxy.input_failed(reason)
         elif self.state == IN_LOBBY:
-            self.factory.leave(self, f"malformed message: {reason}")
-            self.close()
+            self._waiting_failed(f"malformed message: {reason}")
         else:
             self.refuse(f"malformed sign-up: {reason}")
 
@@ -137,9 +140,28 @@ class HostProtocol(JSONStreamProtocol):
         self._cancel_deadline()
         state, self.state = self.state, CLOSED
         if state == IN_LOBBY:
-            self.factory.leave(self, "disconnected while waiting for a game")
+            self._waiting_failed("disconnected while waiting for a game")
         elif state == PLAYING and self.proxy is not None:
             self.proxy.connection_lost()
+
+    # -- who holds the connection -------------------------------------------------------
+
+    def wait(self, on_failure: Callable[[str], None]) -> None:
+        """Wait for the next game; ``on_failure(reason)`` hears of a message, bad bytes or a disconnect."""
+        if self.state == CLOSED:
+            on_failure("disconnected while waiting for a game")
+            return
+        self.state, self.proxy, self._on_waiting_failure = IN_LOBBY, None, on_failure
+
+    def play(self, proxy: ProxyPlayer) -> None:
+        """From now on every message goes to ``proxy``."""
+        self.state, self.proxy, self._on_waiting_failure = PLAYING, proxy, None
+
+    def _waiting_failed(self, reason: str) -> None:
+        on_failure, self._on_waiting_failure = self._on_waiting_failure, None
+        self.close()
+        if on_failure is not None:
+            on_failure(reason)
 
     def refuse(self, reason: str) -> None:
         """A sign-up that failed: log it and hang up without a reply."""
@@ -148,9 +170,10 @@ class HostProtocol(JSONStreamProtocol):
 
     def signed_up(self, name: str) -> None:
         """In the lobby as ``name``: answer "ok"; later messages may be as long as ``max_bytes``."""
-        self.name, self.state = name, IN_LOBBY
+        self.name = name
         self.set_max_bytes(self.factory.config.max_bytes)
         self.sendMessage("ok")
+        self.wait(lambda reason: self.factory.leave(self, reason))
 
     def close(self) -> None:
         self._cancel_deadline()
@@ -158,24 +181,18 @@ class HostProtocol(JSONStreamProtocol):
 
 
 class SignupFactory(ServerFactory):
-    """Signs clients up into lobbies and hands each full lobby to ``start_game``."""
+    """Signs clients up into its lobby; the lobby's policy decides when they play."""
 
     protocol = HostProtocol
     noisy = False
 
-    def __init__(
-        self,
-        config: SignupConfig,
-        start_game: Callable[[list[HostProtocol]], None],
-        clock: IReactorTime,
-    ) -> None:
+    def __init__(self, config: SignupConfig, policy: Any, clock: IReactorTime) -> None:
         self.config = config
-        self.start_game = start_game
         self.clock = clock
         self.lobby: list[HostProtocol] = []
-        self.games_started = 0
         self.open_connections = 0
-        self._window: IDelayedCall | None = None
+        self.policy = policy if not callable(policy) or hasattr(policy, "joined") else GameLobby(policy)
+        self.policy.attach(self)
 
     def buildProtocol(self, addr: IAddress) -> Protocol | None:
         limit = self.config.max_connections
@@ -189,9 +206,8 @@ class SignupFactory(ServerFactory):
         return _GameFull()
 
     def is_full(self) -> bool:
-        """True once the host has started all the games it may run."""
-        limit = self.config.max_games
-        return limit is not None and self.games_started >= limit
+        """True while the host takes no sign-ups (its policy says so)."""
+        return not self.policy.accepting()
 
     def sign_up(self, connection: HostProtocol, value: Any) -> None:
         if self.is_full():
@@ -211,10 +227,7 @@ class SignupFactory(ServerFactory):
             peer=connection.peer,
             count=len(self.lobby),
         )
-        if len(self.lobby) >= self.config.max_players:
-            self._start()
-        elif len(self.lobby) >= self.config.min_players:
-            self._restart_window()
+        self.policy.joined()
 
     def _unique(self, name: str) -> str:
         taken = {connection.name for connection in self.lobby}
@@ -229,35 +242,19 @@ class SignupFactory(ServerFactory):
         if connection in self.lobby:
             self.lobby.remove(connection)
             connection.state = CLOSED
-            log.info("'{name}' left the lobby: {reason}", name=short(connection.name, NAME_SHOWN), reason=reason)
-            if len(self.lobby) < self.config.min_players:
-                self._cancel_window()
+            log.info(
+                "'{name}' left the lobby: {reason}", name=short(connection.name, NAME_SHOWN), reason=escape(reason)
+            )
+            self.policy.left()
 
-    def _restart_window(self) -> None:
-        self._cancel_window()
-        self._window = self.clock.callLater(self.config.window, self._window_closed)
-
-    def _cancel_window(self) -> None:
-        if self._window is not None and self._window.active():
-            self._window.cancel()
-        self._window = None
-
-    def _window_closed(self) -> None:
-        self._window = None
-        if len(self.lobby) >= self.config.min_players:
-            self._start()
-
-    def _start(self) -> None:
-        self._cancel_window()
-        players, self.lobby = list(reversed(self.lobby)), []
-        self.games_started += 1
-        for connection in players:
-            connection.state = PLAYING
-        self.start_game(players)
+    def take_lobby(self) -> list[HostProtocol]:
+        """Everyone in the lobby, in sign-up order; the lobby is empty again."""
+        players, self.lobby = self.lobby, []
+        return players
 
     def stop(self) -> None:
-        """Close the lobby: cancel the window and hang up on everyone waiting."""
-        self._cancel_window()
+        """Close the lobby: the policy stops its timers; everyone waiting is hung up on."""
+        self.policy.stop()
         for connection in list(self.lobby):
             self.leave(connection, "the host is stopping")
             connection.close()

@@ -1,0 +1,177 @@
+"""Lobby policies: what the sign-up factory does with the players in its lobby.
+
+Offers two policies with the same small interface (``attach(factory)``,
+``accepting()``, ``joined()``, ``left()``, ``status()``, ``stop()``):
+
+- ``GameLobby(start_game)``: single games, as the course's server runs them.
+  A game starts as soon as the lobby holds ``max_players``, or when it holds
+  at least ``min_players`` and no sign-up has arrived for ``window`` seconds
+  (``SignupConfig``). The players go to ``start_game`` in reverse sign-up
+  order (the reference server's turn order) and a new lobby opens, so games
+  run side by side. After ``max_games`` games, sign-ups get "game full".
+- ``SignupPeriods(...)``: sign-up for a tournament (tournament.md 1.3).
+  Sign-ups accumulate over up to ``periods`` periods of ``window`` seconds;
+  the tournament begins (``begin(players)``, in sign-up order) at the first
+  of: ``maximum`` players signed up, or a period ends with at least
+  ``minimum``. If the last period ends with fewer, ``give_up(players)``.
+  Sign-up is closed ("game full") until ``open()`` is called again.
+
+``status()`` says what the lobby is waiting for, for the web view.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable
+
+from twisted.internet.interfaces import IDelayedCall
+from twisted.logger import Logger
+
+if TYPE_CHECKING:
+    from evolution.net.signup import HostProtocol, SignupFactory
+
+log = Logger()
+
+Players = Callable[[list["HostProtocol"]], Any]
+
+
+class _Timer:
+    """One pending call on the factory's clock, restartable and cancellable."""
+
+    def __init__(self) -> None:
+        self.call: IDelayedCall | None = None
+
+    def start(self, clock: Any, seconds: float, function: Callable[[], None]) -> None:
+        self.cancel()
+        self.call = clock.callLater(seconds, self._fire, function)
+
+    def _fire(self, function: Callable[[], None]) -> None:
+        self.call = None
+        function()
+
+    def cancel(self) -> None:
+        if self.call is not None and self.call.active():
+            self.call.cancel()
+        self.call = None
+
+    def seconds_left(self, clock: Any) -> float | None:
+        return max(0.0, self.call.getTime() - clock.seconds()) if self.call is not None else None
+
+
+class GameLobby:
+    """Start a game of the players waiting, at ``max_players`` or after a quiet ``window``."""
+
+    def __init__(self, start_game: Players) -> None:
+        self.start_game = start_game
+        self.games_started = 0
+        self._window = _Timer()
+
+    def attach(self, factory: SignupFactory) -> None:
+        self.factory = factory
+        self.config = factory.config
+
+    def accepting(self) -> bool:
+        limit = self.config.max_games
+        return limit is None or self.games_started < limit
+
+    def joined(self) -> None:
+        waiting = len(self.factory.lobby)
+        if waiting >= self.config.max_players:
+            self._start()
+        elif waiting >= self.config.min_players:
+            self._window.start(self.factory.clock, self.config.window, self._window_closed)
+
+    def left(self) -> None:
+        if len(self.factory.lobby) < self.config.min_players:
+            self._window.cancel()
+
+    def _window_closed(self) -> None:
+        if len(self.factory.lobby) >= self.config.min_players:
+            self._start()
+
+    def _start(self) -> None:
+        self._window.cancel()
+        players = list(reversed(self.factory.take_lobby()))
+        self.games_started += 1
+        for connection in players:
+            connection.state = "playing"
+        self.start_game(players)
+
+    def status(self) -> dict[str, Any]:
+        return {
+            "mode": "games",
+            "waiting": [connection.name for connection in self.factory.lobby],
+            "starts_in": self._window.seconds_left(self.factory.clock),
+            "accepting": self.accepting(),
+        }
+
+    def stop(self) -> None:
+        self._window.cancel()
+
+
+class SignupPeriods:
+    """Gather a tournament's players over sign-up periods."""
+
+    def __init__(
+        self, window: float, periods: int, minimum: int, maximum: int, begin: Players, give_up: Players
+    ) -> None:
+        self.window, self.periods = window, periods
+        self.minimum, self.maximum = minimum, maximum
+        self.begin, self.give_up = begin, give_up
+        self.period = 0
+        self.is_open = False
+        self._timer = _Timer()
+
+    def attach(self, factory: SignupFactory) -> None:
+        self.factory = factory
+
+    def open(self) -> None:
+        """Open sign-up: the first period begins now."""
+        self.is_open, self.period = True, 0
+        self._next_period()
+
+    def _next_period(self) -> None:
+        self.period += 1
+        log.info(
+            "sign-up period {period} of {periods}: {seconds:g} s; {count} signed up, {minimum} needed",
+            period=self.period, periods=self.periods, seconds=self.window, count=len(self.factory.lobby),
+            minimum=self.minimum,
+        )
+        self._timer.start(self.factory.clock, self.window, self._period_over)
+
+    def accepting(self) -> bool:
+        return self.is_open
+
+    def joined(self) -> None:
+        if len(self.factory.lobby) >= self.maximum:
+            self._close(self.begin)
+
+    def left(self) -> None:
+        pass
+
+    def _period_over(self) -> None:
+        if len(self.factory.lobby) >= self.minimum:
+            self._close(self.begin)
+        elif self.period < self.periods:
+            self._next_period()
+        else:
+            self._close(self.give_up)
+
+    def _close(self, then: Players) -> None:
+        self._timer.cancel()
+        self.is_open = False
+        then(self.factory.take_lobby())
+
+    def status(self) -> dict[str, Any]:
+        return {
+            "mode": "tournament",
+            "waiting": [connection.name for connection in self.factory.lobby],
+            "starts_in": self._timer.seconds_left(self.factory.clock),
+            "period": self.period,
+            "periods": self.periods,
+            "needed": self.minimum,
+            "accepting": self.is_open,
+        }
+
+    def stop(self) -> None:
+        self._timer.cancel()
+        self.is_open = False
