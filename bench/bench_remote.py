@@ -20,7 +20,7 @@ from twisted.internet.defer import ensureDeferred, gatherResults
 from twisted.internet.utils import getProcessValue
 
 from evolution.host.service import Options, build_host
-from evolution.host.store import ResultsStore
+from evolution.host.store_writer import StoreWriter
 from evolution.net.signup import HostProtocol
 
 GAMES = 12
@@ -47,8 +47,9 @@ def _cpu() -> tuple[float, float]:
 async def run(folder: Path) -> tuple[list[float], tuple[float, float]]:
     options = Options()
     options.parseOptions(["--db", str(folder / "r.sqlite"), "--players", f"{PLAYERS}-{PLAYERS}"])
-    store = ResultsStore.open(options["db"])
-    factory, runner = build_host(options, store, reactor)
+    store = StoreWriter(options["db"], reactor)
+    store.open()
+    factory, runner, _ = build_host(options, store, reactor)
     factory.protocol = CountingProtocol
     port = reactor.listenTCP(0, factory, interface="127.0.0.1").getHost().port
     walls, cpu, messages = [], [0.0, 0.0], 0
@@ -68,14 +69,14 @@ async def run(folder: Path) -> tuple[list[float], tuple[float, float]]:
 
         return start_game(connections).addBoth(over)
 
-    factory.start_game = timed_start
+    factory.policy.start_game = timed_start
     client = [sys.executable, "-m", "evolution.net.client_cli", "--port", str(port), "--quiet"]
     for game in range(GAMES):
         await gatherResults(
             [getProcessValue(client[0], client[1:] + ["--name", f"b{game}-{i}"], env=None) for i in range(PLAYERS)]
         )
     await runner.when_games_over(GAMES)
-    store.close()
+    await store.close()
     per_message = 1e6 / max(messages, 1)
     return walls, (cpu[0] * per_message, cpu[1] * per_message)
 

@@ -30,7 +30,9 @@ class LocalHost:
         self.options = host_options(directory / "results.sqlite", *extra)
         self.writer = StoreWriter(self.options["db"], reactor, **writer)
         self.writer.open()
-        self.factory, self.runner = build_host(self.options, self.writer, reactor)
+        self.factory, self.runner, self.tournaments = build_host(self.options, self.writer, reactor)
+        if self.tournaments is not None:
+            self.tournaments.startService()
         self.listening = reactor.listenTCP(0, self.factory, interface="127.0.0.1")
         self.port = self.listening.getHost().port
         self.readers: list[ResultsStore] = []
@@ -50,6 +52,8 @@ class LocalHost:
 
     async def stop(self) -> None:
         await self.listening.stopListening()
+        if self.tournaments is not None and self.tournaments.running:
+            self.tournaments.stopService()
         self.factory.stop()
         self.runner.stop()
         await self.writer.close()

@@ -33,7 +33,7 @@ MAX_SEED = 2**53 - 1  # exact in any JSON reader
 SECONDS = {
     "timeout": (1.0, 0.01, 3600.0),
     "signup-timeout": (5.0, 0.01, 3600.0),
-    "signup-window": (10.0, 0.01, 3600.0),
+    "signup-window": (None, 0.01, 3600.0),  # 10 s for single games, 30 s per tournament sign-up period
     "number-grace": (DEFAULT_NUMBER_GRACE, 0.001, 1.0),
 }
 WHOLE_NUMBERS = {
@@ -42,7 +42,15 @@ WHOLE_NUMBERS = {
     "max-message": (DEFAULT_MAX_BYTES, 1024, 64 * 1024 * 1024),
     "max-depth": (DEFAULT_MAX_DEPTH, 3, 512),  # an Action4 nests 3 deep
     "max-connections": (DEFAULT_MAX_CONNECTIONS, MAX_PLAYERS, 1_000_000),
+    "signup-periods": (2, 1, 100),
+    "min-signups": (3, MIN_PLAYERS, 1_000_000),
+    "max-signups": (1000, MIN_PLAYERS, 1_000_000),
+    "rounds": (None, 1, 1000),
+    "tournaments": (1, 1, 1_000_000),
 }
+SIGNUP_WINDOW = {"games": 10.0, "tournament": 30.0}
+SWISS_ROUNDS = 5
+TOURNAMENT_ONLY = ("signup-periods", "min-signups", "max-signups", "rounds", "tournaments")
 
 
 class StartupError(Exception):
@@ -107,7 +115,7 @@ def parse_whole(name: str, text: str) -> int:
 
 def _seconds(name: str, what: str) -> list:
     default, low, high = SECONDS[name]
-    return [name, None, f"{default:g}", f"{what} ({low:g} to {high:g})"]
+    return [name, None, None if default is None else f"{default:g}", f"{what} ({low:g} to {high:g})"]
 
 
 def _whole(name: str, what: str) -> list:
@@ -124,7 +132,13 @@ class Options(usage.Options):
         "at least MIN are and no one signed up for --signup-window seconds. Games run side "
         "by side; every finished game is stored in the SQLite database --db "
         "(list them with evolution-results). A connection beyond --max-connections is "
-        'answered "game full" and closed. The message formats are in schemas/.'
+        'answered "game full" and closed. The message formats are in schemas/. '
+        "With --tournament knockout or swiss the host runs a tournament instead: sign-ups gather over "
+        "--signup-periods periods of --signup-window seconds; it begins once --max-signups have signed "
+        "up, or at the end of a period with at least --min-signups; the players of each round are split "
+        "into games of MIN-MAX (MAX must be at least 2*MIN-1); every game of a round runs at once; "
+        "players that go on get the next game's start on the same connection. It stops after "
+        "--tournaments tournaments (see evolution-results --tournaments)."
     )
     optParameters = [
         ["players", None, "3-8", f"players per game, MIN-MAX within {MIN_PLAYERS}..{MAX_PLAYERS}"],
@@ -132,7 +146,11 @@ class Options(usage.Options):
          "ssl:45678:privateKey=key.pem:certKey=cert.pem (listen backlog 1024 unless it sets backlog=)"],
         _seconds("timeout", "seconds a player has for each answer"),
         _seconds("signup-timeout", "seconds for a sign-up's first byte, and again for the rest"),
-        _seconds("signup-window", "seconds without a new sign-up before a game of at least MIN starts"),
+        _seconds(
+            "signup-window",
+            "seconds without a new sign-up before a game of at least MIN starts (default 10); with "
+            "--tournament, the length of a sign-up period (default 30)",
+        ),
         _seconds("number-grace", "seconds after which a number with nothing after it counts as complete"),
         _whole("games", "stop after this many games are over; by default, run until stopped"),
         _whole("seed", "seed of the first game's shuffle, game k uses SEED+k-1; by default random, recorded"),
@@ -141,6 +159,12 @@ class Options(usage.Options):
         _whole("max-message", "largest message a signed-up client may send, in bytes"),
         _whole("max-depth", "deepest nesting a client's message may have"),
         _whole("max-connections", "most connections at once; more are answered \"game full\""),
+        ["tournament", None, None, "run tournaments instead of single games: knockout or swiss"],
+        _whole("signup-periods", "with --tournament: sign-up periods before giving up"),
+        _whole("min-signups", "with --tournament: players needed when a period ends"),
+        _whole("max-signups", "with --tournament: sign-up ends at once with this many"),
+        _whole("rounds", f"with --tournament swiss: rounds to play (default {SWISS_ROUNDS})"),
+        _whole("tournaments", "with --tournament: stop after this many tournaments"),
     ]
     optFlags = [
         ["send-scores", None, "send the final score message [[id, score], ...] before closing"],
@@ -150,7 +174,8 @@ class Options(usage.Options):
     def postOptions(self) -> None:
         self["min_players"], self["max_players"] = parse_players(self["players"])
         for name in SECONDS:
-            self[name] = parse_seconds(name, self[name])
+            if self[name] is not None:
+                self[name] = parse_seconds(name, self[name])
         for name in WHOLE_NUMBERS:
             if self[name] is not None:
                 self[name] = parse_whole(name, self[name])
@@ -160,7 +185,40 @@ class Options(usage.Options):
             raise usage.UsageError(f"--deck takes shuffled or sorted, not {_quote(self['deck'])}")
         if self["deck"] == "sorted" and self["seed"] is not None:
             raise usage.UsageError("--seed shuffles the deck; it cannot go with --deck sorted")
+        self._check_tournament()
         self._check_port(self["port"])
+
+    def _check_tournament(self) -> None:
+        mode = self["tournament"]
+        if mode is None:
+            given = [name for name in TOURNAMENT_ONLY if self[name] not in (None, WHOLE_NUMBERS[name][0])]
+            if given:
+                raise usage.UsageError(f"--{given[0]} goes with --tournament knockout or swiss")
+            if self["signup-window"] is None:
+                self["signup-window"] = SIGNUP_WINDOW["games"]
+            return
+        if mode not in ("knockout", "swiss"):
+            raise usage.UsageError(f"--tournament takes knockout or swiss, not {_quote(mode)}")
+        if self["games"] is not None:
+            raise usage.UsageError("--games is for single games; a tournament decides its own games")
+        if self["rounds"] is not None and mode != "swiss":
+            raise usage.UsageError("--rounds goes with --tournament swiss; a knockout plays until it has a winner")
+        smallest, largest = self["min_players"], self["max_players"]
+        if largest < 2 * smallest - 1:
+            raise usage.UsageError(
+                f"--players {smallest}-{largest}: a tournament needs MAX >= 2*MIN-1 ({2 * smallest - 1}), "
+                "or some numbers of players cannot be split into games"
+            )
+        if self["min-signups"] < smallest:
+            raise usage.UsageError(f"--min-signups must be at least MIN of --players ({smallest})")
+        if self["max-signups"] < self["min-signups"]:
+            raise usage.UsageError("--max-signups must be at least --min-signups")
+        if self["max-signups"] > self["max-connections"]:
+            raise usage.UsageError("--max-signups must be at most --max-connections")
+        if self["rounds"] is None and mode == "swiss":
+            self["rounds"] = SWISS_ROUNDS
+        if self["signup-window"] is None:
+            self["signup-window"] = SIGNUP_WINDOW["tournament"]
 
     @staticmethod
     def _check_port(description: str) -> None:

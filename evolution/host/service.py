@@ -17,7 +17,7 @@ the host stops the reactor once N games are over; when it is stopped first
 from __future__ import annotations
 
 import sys
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 from twisted.application import service
 from twisted.application.internet import StreamServerEndpointService
@@ -29,6 +29,9 @@ from evolution.host.options import STARTUP_STATUS, Options, StartupError, Twistd
 from evolution.host.store import StoreError
 from evolution.host.store_writer import StoreWriter
 from evolution.net.endpoints import server_endpoint
+from evolution.host.tournament_service import TournamentService
+from evolution.host.tournaments import TournamentSettings
+from evolution.net.lobbies import GameLobby
 from evolution.net.signup import SignupConfig, SignupFactory
 
 __all__ = ["Options", "TwistdOptions", "StartupError", "makeService", "build_host"]
@@ -93,8 +96,16 @@ class LobbyService(service.Service):
         self.runner.stop()
 
 
-def build_host(options: Options, writer: StoreWriter, clock: Any) -> tuple[SignupFactory, GameRunner]:
-    """The sign-up factory and the game runner for these options (not yet listening)."""
+class Host(NamedTuple):
+    """The parts of a host that are not services of their own: sign-up, games, tournaments (or None)."""
+
+    factory: SignupFactory
+    runner: GameRunner
+    tournaments: TournamentService | None
+
+
+def build_host(options: Options, writer: StoreWriter, clock: Any, stop: Callable[[], None] | None = None) -> Host:
+    """The sign-up factory, game runner and (with ``--tournament``) tournament service, not yet listening."""
     settings = GameSettings(
         options["timeout"], options["deck"], options["seed"], options["send-scores"], options["parallel-choose"]
     )
@@ -110,7 +121,27 @@ def build_host(options: Options, writer: StoreWriter, clock: Any) -> tuple[Signu
         max_connections=options["max-connections"],
         number_grace=options["number-grace"],
     )
-    return SignupFactory(config, runner.start_game, clock), runner
+    tournaments = None
+    policy: Any = GameLobby(runner.start_game)
+    if options["tournament"] is not None:
+        tournaments = TournamentService(
+            TournamentSettings(
+                options["tournament"], options["min_players"], options["max_players"], options["rounds"] or 0,
+                options["seed"],
+            ),
+            {
+                "window": options["signup-window"],
+                "periods": options["signup-periods"],
+                "minimum": options["min-signups"],
+                "maximum": options["max-signups"],
+            },
+            runner,
+            writer,
+            options["tournaments"],
+            stop,
+        )
+        policy = tournaments.policy
+    return Host(SignupFactory(config, policy, clock), runner, tournaments)
 
 
 def open_store(path: str, reactor: Any) -> StoreWriter:
@@ -162,11 +193,14 @@ def makeService(options: Options, reactor: Any = None) -> service.MultiService:
     allow_open_files(options["max-connections"])
     top = service.MultiService()
     StoreService(writer).setServiceParent(top)
-    factory, runner = build_host(options, writer, reactor)
-    lobby = LobbyService(factory, runner, lambda: reactor.callLater(0, _stop_reactor, reactor))
+    stop = lambda: reactor.callLater(0, _stop_reactor, reactor)  # noqa: E731
+    host = build_host(options, writer, reactor, stop)
+    lobby = LobbyService(host.factory, host.runner, stop)
     if options["games"] is not None:
         lobby.stop_after(options["games"])
     lobby.setServiceParent(top)
+    if host.tournaments is not None:
+        host.tournaments.setServiceParent(top)
     endpoint = server_endpoint(reactor, options["port"])
-    ListeningService(endpoint, factory, options["port"]).setServiceParent(top)
+    ListeningService(endpoint, host.factory, options["port"]).setServiceParent(top)
     return top

@@ -99,26 +99,29 @@ class TournamentRun:
             names=", ".join(repr(escape(e.name)) for e in self.entrants),
         )
         for entrant in self.entrants:
-            entrant.handle.wait_between_games(lambda reason, entrant=entrant: self._failed_waiting(entrant, reason))
+            entrant.handle.wait(lambda reason, entrant=entrant: self._failed_waiting(entrant, reason))
         return ensureDeferred(self.manager.run()).addCallback(lambda _: self._over())
 
     def stop(self) -> None:
         """The host is stopping: store the tournament as interrupted (its finished games are stored)."""
         if self.status == "running":
             self.status = "interrupted"
+            self.manager.stop()
             self.writer.write(tournament_over(self.id, self.status, now(), self.entrant_records()))
+            log.info("tournament {id} interrupted in round {round}: the host is stopping", id=self.id,
+                     round=self.manager.round)
 
     def _over(self) -> TournamentRecord:
         if self.status == "running":
             self.status = "finished"
             self.writer.write(tournament_over(self.id, self.status, now(), self.entrant_records()))
-        winners = self.manager.winners
-        log.info(
-            "tournament {id} is over after {rounds} rounds: {winners}; {failed} failed",
-            id=self.id, rounds=self.manager.round,
-            winners=("won by " + ", ".join(repr(escape(w.name)) for w in winners)) if winners else "no winner",
-            failed=sum(1 for e in self.entrants if e.failure),
-        )
+            winners = self.manager.winners
+            log.info(
+                "tournament {id} is over after {rounds} rounds: {winners}; {failed} failed",
+                id=self.id, rounds=self.manager.round,
+                winners=("won by " + ", ".join(repr(escape(w.name)) for w in winners)) if winners else "no winner",
+                failed=sum(1 for e in self.entrants if e.failure),
+            )
         for entrant in self.entrants:
             entrant.handle.close()
         self.tell("over")
@@ -134,9 +137,7 @@ class TournamentRun:
             self._progress(round)
             for entrant in game:
                 if entrant.failure is None:
-                    entrant.handle.wait_between_games(
-                        lambda reason, entrant=entrant: self._failed_waiting(entrant, reason)
-                    )
+                    entrant.handle.wait(lambda reason, entrant=entrant: self._failed_waiting(entrant, reason))
                 else:
                     entrant.handle.close()
             if "game" not in report:  # scoring failed while the game was stored (logged there)
@@ -186,6 +187,8 @@ class TournamentRun:
         self.tell("round")
 
     def round_over(self, round: int, reports: list[GameReport]) -> None:
+        if self.status != "running":
+            return
         summary = self._summary(round, reports)
         log.info("tournament {id} round {round}: {summary}", id=self.id, round=round, summary=summary)
         record = RoundRecord(round, self.round_started, now(), summary)

@@ -45,9 +45,10 @@ class TournamentManager:
         self.observer = observer if observer is not None else _Silent()
         self.round = 0
         self.winners: list[Entrant] = []
+        self.stopped = False
 
     async def run(self) -> list[Entrant]:
-        while True:
+        while not self.stopped:
             games = self.format.next_round(self.round + 1, self.entrants)
             if games is None:
                 break
@@ -55,10 +56,17 @@ class TournamentManager:
             self.observer.round_begins(self.round, games)
             pending = [self.referee(self.round, game) for game in games]
             reports = [self.settle(await _settled(report), self.round) for report in pending]
+            if self.stopped:
+                break
             self.format.round_over(self.round, reports, self.entrants)
             self.observer.round_over(self.round, reports)
-        self.winners = self.format.finish(self.entrants)
+        if not self.stopped:
+            self.winners = self.format.finish(self.entrants)
         return self.winners
+
+    def stop(self) -> None:
+        """End after the games under way: no more rounds, no winners (the tournament is interrupted)."""
+        self.stopped = True
 
     def settle(self, report: GameReport, round: int) -> GameReport:
         """Score a finished game for the tournament (places, points, ratings), once.

@@ -1,0 +1,111 @@
+"""``twistd evolution --tournament ...``: tournaments one after another, each from sign-up to winners.
+
+Offers ``TournamentService``, the application service of tournament mode.
+It owns the lobby's policy (``SignupPeriods``, ``evolution.net.lobbies``):
+when the host starts, sign-up opens; when enough players have signed up, a
+``TournamentRun`` (``evolution.host.tournaments``) plays the tournament with
+them; when too few signed up in every period, every waiting client is closed
+and an empty tournament is stored. After ``count`` tournaments the host
+stops (``stop``); otherwise sign-up opens again. While a tournament runs,
+sign-ups are answered "game full". When the host is stopped, the running
+tournament is stored as interrupted.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from twisted.application import service
+from twisted.internet.defer import Deferred
+from twisted.logger import Logger
+
+from evolution.host.games import GameRunner, now
+from evolution.host.records import EntrantRecord, TournamentRecord
+from evolution.host.store import tournament_begun
+from evolution.host.tournaments import TournamentRun, TournamentSettings
+from evolution.net.lobbies import SignupPeriods
+from evolution.text import escape
+
+log = Logger()
+
+
+class TournamentService(service.Service):
+    """Runs ``count`` tournaments, one after another."""
+
+    def __init__(
+        self,
+        settings: TournamentSettings,
+        signup: dict[str, Any],
+        runner: GameRunner,
+        writer: Any,
+        count: int = 1,
+        stop: Callable[[], None] | None = None,
+    ) -> None:
+        self.settings = settings
+        self.runner = runner
+        self.writer = writer
+        self.count = count
+        self.stop = stop
+        self.policy = SignupPeriods(
+            signup["window"], signup["periods"], signup["minimum"], signup["maximum"], self.begin, self.give_up
+        )
+        self.current: TournamentRun | None = None
+        self.runs: list[TournamentRun] = []
+        self.done = 0
+        self._waiters: list[tuple[int, Deferred]] = []
+
+    def startService(self) -> None:
+        super().startService()
+        self.policy.open()
+
+    def stopService(self) -> None:
+        super().stopService()
+        self.policy.stop()
+        if self.current is not None:
+            self.current.stop()
+
+    def begin(self, players: list) -> None:
+        run = TournamentRun(self.writer.new_tournament_id(), self.settings, players, self.runner, self.writer)
+        self.current = run
+        self.runs = self.runs[-9:] + [run]
+        run.play().addBoth(lambda result: self._finished())
+
+    def give_up(self, players: list) -> None:
+        """Too few signed up in every period: close them, store an empty tournament."""
+        tournament_id = self.writer.new_tournament_id()
+        log.error(
+            "tournament {id}: only {count} signed up, {needed} needed; no tournament (empty): {names}",
+            id=tournament_id, count=len(players), needed=self.policy.minimum,
+            names=", ".join(repr(escape(connection.name)) for connection in players) or "nobody",
+        )
+        entrants = tuple(EntrantRecord(k, connection.name) for k, connection in enumerate(players, start=1))
+        started = now()
+        record = TournamentRecord(
+            tournament_id, self.settings.format, "empty", started, started, self.settings.recorded(), entrants
+        )
+        self.writer.write(tournament_begun(record))
+        for connection in players:
+            connection.close()
+        self._finished()
+
+    def _finished(self) -> None:
+        self.current = None
+        self.done += 1
+        for entry in [entry for entry in self._waiters if self.done >= entry[0]]:
+            self._waiters.remove(entry)
+            entry[1].callback(self.done)
+        if self.done >= self.count:
+            log.info("{count} tournaments are over; stopping", count=self.done)
+            if self.stop is not None and self.running:
+                self.stop()
+        elif self.running:
+            self.policy.open()
+
+    def when_over(self, count: int = 1) -> Deferred[int]:
+        """Fires once ``count`` tournaments are over (finished or empty)."""
+        waiter: Deferred = Deferred()
+        if self.done >= count:
+            waiter.callback(self.done)
+        else:
+            self._waiters.append((count, waiter))
+        return waiter
