@@ -127,9 +127,10 @@ class SchemaSet:
             found = list(self.validator(name).iter_errors(clipped))
         except RecursionError:
             return [WireError(root, "is nested too deeply")]
-        found = [_leaf(error) for error in _strongest(found)]
+        found = [leaf for error in _strongest(found) for leaf in _leaves(error)]
         found.sort(key=_order)
-        return [WireError(self.path_of(error, name, root), describe(error)) for error in found]
+        explained = (WireError(self.path_of(error, name, root), describe(error)) for error in found)
+        return list({str(error): error for error in explained}.values())
 
     def errors(self, name: str, value: Any) -> Iterator[str]:
         """Every violation, as ``path: reason`` lines (for ``evolution-schema check``)."""
@@ -200,26 +201,27 @@ def _strongest(errors: Iterable[ValidationError]) -> list[ValidationError]:
     return [error for error in errors if error.validator not in _WEAK or _order(error) not in plain]
 
 
-def _leaf(error: ValidationError) -> ValidationError:
-    """For ``oneOf``/``anyOf``: the error of the one alternative whose shape fits, if any.
+def _leaves(error: ValidationError) -> list[ValidationError]:
+    """For ``oneOf``/``anyOf``: the errors of the one alternative whose shape fits, if any.
 
     An alternative fits when none of its errors is a shape error (type, length,
     constant) at the position itself, e.g. ``[0, 0, -1]`` fits the carnivore
-    choice (three numbers), so its error is about the third number.
+    choice (three numbers), so its error is about the third number. Without
+    exactly one such alternative, the error itself ("none of the shapes").
     """
-    while error.validator in _WEAK and error.context:
-        branches: dict[int, list[ValidationError]] = {}
-        for sub in error.context:
-            branches.setdefault(sub.relative_schema_path[0], []).append(sub)
-        fitting = [
-            subs
-            for subs in branches.values()
-            if not any(not sub.relative_path and sub.validator in _SHAPE for sub in subs)
-        ]
-        if len(fitting) != 1:
-            return error
-        error = min(_strongest(fitting[0]), key=_order)
-    return error
+    if error.validator not in _WEAK or not error.context:
+        return [error]
+    branches: dict[int, list[ValidationError]] = {}
+    for sub in error.context:
+        branches.setdefault(sub.relative_schema_path[0], []).append(sub)
+    fitting = [
+        subs
+        for subs in branches.values()
+        if not any(not sub.relative_path and sub.validator in _SHAPE for sub in subs)
+    ]
+    if len(fitting) != 1:
+        return [error]
+    return [leaf for sub in _strongest(fitting[0]) for leaf in _leaves(sub)]
 
 
 # -- naming positions -----------------------------------------------------------
