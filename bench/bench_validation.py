@@ -1,9 +1,10 @@
 """Validation cost: microseconds per feed-next State and per Action4.
 
 Messages come from real games of silly players (shuffled decks), as the host
-encodes them. For each kind: the compiled schema alone (``SCHEMAS.check``),
-the whole ``read_*`` pipeline (schema, codec, rules), and, for comparison, a
-generic ``jsonschema`` validator walking the same schema.
+encodes them. For each kind: the schema check alone (``SCHEMAS.check``:
+jsonschema-rs, then the strict-integer pass), jsonschema-rs by itself, the
+whole ``read_*`` pipeline (schema, codec, rules), and, for comparison, the
+generic Python ``jsonschema`` validator walking the same schema.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ import json
 import statistics
 import time
 from typing import Any, Callable, Sequence
+
+import jsonschema_rs
 
 from evolution.rules.actions import Action4
 from evolution.rules.cards import Deck
@@ -72,20 +75,27 @@ def _size(values: Sequence[Any]) -> str:
     return f"{statistics.mean(sizes):.0f} bytes mean, {max(sizes)} max"
 
 
+def _rust(name: str) -> Callable[[Any], bool]:
+    """jsonschema-rs alone on schema ``name``: JSON Schema's integers (3.0 passes)."""
+    documents = SCHEMAS.documents.values()
+    registry = jsonschema_rs.Registry((document["$id"], document) for document in documents)
+    return jsonschema_rs.validator_for(SCHEMAS.documents[name], registry=registry).is_valid
+
+
 def main() -> None:
     states, actions = _record()
     feeds = [codec.feed_next_to_json(state) for state in states]
     replies = [(codec.action4_to_json(action), view) for action, view in actions]
     action_values = [value for value, _ in replies]
-    generic_feed = SCHEMAS.validator("feed-next")
-    generic_action = SCHEMAS.validator("action4")
     sample = max(1, len(feeds) // 10)
 
     print(f"feed-next State: {len(feeds)} messages from games of 3 and {PLAYERS} players ({_size(feeds)})")
-    print(f"  schema (compiled):       {_per_message_us(lambda v: SCHEMAS.check('feed-next', v), feeds):8.1f} us")
+    print(f"  schema check:            {_per_message_us(lambda v: SCHEMAS.check('feed-next', v), feeds):8.1f} us")
+    print(f"  jsonschema-rs alone:     {_per_message_us(_rust('feed-next'), feeds):8.1f} us")
     print(f"  read_feed_next (full):   {_per_message_us(read_feed_next, feeds):8.1f} us")
-    print(f"  generic jsonschema:      {_per_message_us(generic_feed.is_valid, feeds[:sample]):8.1f} us")
+    print(f"  generic jsonschema:      {_per_message_us(SCHEMAS.validator('feed-next').is_valid, feeds[:sample]):8.1f} us")
     print(f"Action4: {len(replies)} replies of the silly strategy ({_size(action_values)})")
-    print(f"  schema (compiled):       {_per_message_us(lambda v: SCHEMAS.check('action4', v), action_values):8.1f} us")
+    print(f"  schema check:            {_per_message_us(lambda v: SCHEMAS.check('action4', v), action_values):8.1f} us")
+    print(f"  jsonschema-rs alone:     {_per_message_us(_rust('action4'), action_values):8.1f} us")
     print(f"  read_action4 (full):     {_per_message_us(lambda r: read_action4(*r), replies):8.1f} us")
-    print(f"  generic jsonschema:      {_per_message_us(generic_action.is_valid, action_values[:sample]):8.1f} us")
+    print(f"  generic jsonschema:      {_per_message_us(SCHEMAS.validator('action4').is_valid, action_values[:sample]):8.1f} us")

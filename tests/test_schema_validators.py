@@ -1,11 +1,13 @@
-"""The schemas as other validators read them: Ajv 8 strict (JavaScript) and jsonschema (Python).
+"""The schemas as three validators read them: Ajv 8 strict (JavaScript), jsonschema-rs and jsonschema.
 
 - Ajv, in strict mode with ``allErrors``, compiles every schema and every
   ``$defs`` entry with no error and no warning;
 - on the whole corpus of the test suite (every valid and malformed message of
   ``test_schemas``, the messages of real games, the course's harness inputs, and
-  mutants of all of them) Ajv and jsonschema agree on valid or invalid, for every
-  schema, and the host's strict verdict is the generic one minus any float.
+  mutants of all of them) the three agree on valid or invalid, for every
+  schema; the host's verdict (``SCHEMAS.is_valid``: jsonschema-rs and strict
+  integers) is jsonschema's with strict integers, which is the generic one for
+  every message without a float, and "invalid" for every message with one.
 
 Ajv runs in Node (``tests/ajv_check.mjs``) with the Ajv that ``make test``
 installs into ``examples/javascript``; without node or that install these tests
@@ -22,6 +24,7 @@ import subprocess
 from pathlib import Path
 from typing import Any, Iterator
 
+import jsonschema_rs
 import pytest
 from jsonschema import Draft202012Validator
 
@@ -129,17 +132,21 @@ def _has_float(value: Any) -> bool:
     return type(value) is float or (isinstance(value, list) and any(_has_float(item) for item in value))
 
 
-def test_ajv_and_jsonschema_agree_on_the_whole_corpus():
+def test_three_validators_agree_on_the_whole_corpus():
     cases = corpus()
     assert len(cases) > 1000
-    verdicts = ajv("validate", [[SCHEMAS.documents[name]["$id"], value] for name, value in cases])
-    generic = {name: Draft202012Validator(SCHEMAS.documents[name], registry=SCHEMAS.registry) for name, _ in cases}
+    documents = SCHEMAS.documents
+    registry = jsonschema_rs.Registry((document["$id"], document) for document in documents.values())
+    rust = {name: jsonschema_rs.validator_for(documents[name], registry=registry) for name in documents}
+    python = {name: Draft202012Validator(documents[name], registry=SCHEMAS.registry) for name in documents}
+    by_ajv = ajv("validate", [[documents[name]["$id"], value] for name, value in cases])
     disagreements = []
-    for (name, value), by_ajv in zip(cases, verdicts):
-        by_jsonschema = generic[name].is_valid(value)
+    for (name, value), ajv_says in zip(cases, by_ajv):
+        says = (ajv_says, rust[name].is_valid(value), python[name].is_valid(value))
         strict = SCHEMAS.validator(name).is_valid(value)
-        if by_ajv != by_jsonschema or strict != (by_jsonschema and not _has_float(value)):
-            disagreements.append((name, json.dumps(value)[:120], by_ajv, by_jsonschema, strict))
+        if len(set(says)) > 1 or strict != (says[0] and not _has_float(value)):
+            disagreements.append((name, json.dumps(value)[:120], says, strict))
         assert SCHEMAS.is_valid(name, value) == strict, (name, value)
     assert disagreements == []
-    assert 0.2 < sum(verdicts) / len(verdicts) < 0.8, "the corpus holds both valid and invalid messages"
+    assert 0.2 < sum(by_ajv) / len(by_ajv) < 0.8, "the corpus holds both valid and invalid messages"
+    assert any(_has_float(value) and ok for (_, value), ok in zip(cases, by_ajv)), "and 3.0 where integers are due"

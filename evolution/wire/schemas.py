@@ -1,4 +1,4 @@
-"""The JSON Schemas of ``schemas/``, compiled once, as the first gate for every message.
+"""The JSON Schemas of ``schemas/``, loaded once, as the first gate for every message.
 
 Offers ``SCHEMAS`` (the shared ``SchemaSet``):
 
@@ -15,27 +15,36 @@ Paths start with the message name and name each position by the ``title`` its
 schema gives it (``boards``, ``population``), else by its index (``[2]``); a
 ``[label, value]`` field is named by its label alone.
 
-How: every schema is compiled at import into one predicate
-(``schema_compiler``), so a valid message costs a few dozen microseconds.
-Only a rejected message is walked again by ``jsonschema``, to find the path
-and the reason. Integers are stricter than JSON Schema: ``3.0`` and ``true``
-are not integers here (messages.md 0), though a generic validator accepts
-``3.0``. Values nested deeper than any schema looks are cut before they are
-explained, so a deeply nested message is rejected, never a ``RecursionError``.
+How: ``jsonschema-rs`` (Rust) answers yes or no, in a few microseconds for
+a feed-next State (``make bench``). Integers are stricter here than in JSON
+Schema: ``3.0`` and ``true`` are not integers (messages.md 0), though every
+generic validator, ``jsonschema-rs`` included, takes ``3.0``. No schema has
+a place for any number but an integer, so a value ``jsonschema-rs`` accepts
+is valid exactly when it holds no float: one pass over its elements, at C
+speed, settles it (``_only_json``). Only a rejected message is walked again,
+by ``jsonschema`` (Python, the reference implementation, with strict
+integers), to find the path and the reason; tests check that the two always
+agree. Values nested deeper than any schema looks are cut before they are
+explained, so a deeply nested message is rejected, never a
+``RecursionError``.
+
+Values are what a JSON parser makes: list, dict, str, int, float, bool,
+None. Any other type is not JSON and never valid.
 """
 
 from __future__ import annotations
 
+import gc
 import json
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
+import jsonschema_rs
 from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError
 from referencing import Registry, Resource
 
 from evolution.wire.errors import WireError
-from evolution.wire.schema_compiler import Predicate, compile_schema, json_key
 
 ID_PREFIX = "urn:evolution:"
 EXPLAIN_DEPTH = 16
@@ -57,8 +66,48 @@ _StrictValidator = validators.extend(
 )
 
 
+def _only_json(value: Any) -> bool:
+    """True when ``value`` is built of lists, dicts, strings, integers, booleans and ``None`` alone.
+
+    So: no float (no schema position takes one) and nothing that is not JSON.
+    It walks the value one level at a time; ``gc.get_referents`` lists the
+    elements of every list and the values of every dict of a level in one C
+    call (strings and numbers hold no references). It is only ever given
+    lists and dicts whose elements were just checked, so it sees nothing but
+    finished containers of JSON values.
+    """
+    level = [value]
+    while level:
+        if not _JSON_TYPES.issuperset(map(type, level)):
+            return False
+        level = gc.get_referents(*level)
+    return True
+
+
+_JSON_TYPES = frozenset({list, dict, str, int, bool, type(None)})
+
+
+def _refuse_numbers(documents: dict[str, dict[str, Any]]) -> None:
+    """``_only_json`` refuses every float: make sure no schema has a place for one."""
+    for name, document in documents.items():
+        for node in _subschemas(document):
+            kinds = node.get("type")
+            if kinds == "number" or (isinstance(kinds, list) and "number" in kinds):
+                raise ValueError(f"schema {name} allows numbers with a fraction; is_valid would refuse them")
+
+
+def _subschemas(node: Any) -> Iterator[dict[str, Any]]:
+    if isinstance(node, dict):
+        yield node
+        for child in node.values():
+            yield from _subschemas(child)
+    elif isinstance(node, list):
+        for child in node:
+            yield from _subschemas(child)
+
+
 class SchemaSet:
-    """All schema files of one folder, by message name, with compiled predicates."""
+    """All schema files of one folder, by message name, each with a fast validator."""
 
     def __init__(self, directory: Path) -> None:
         self.directory = directory
@@ -69,10 +118,11 @@ class SchemaSet:
         self.registry: Registry = Registry().with_resources(
             (document["$id"], Resource.from_contents(document)) for document in self.documents.values()
         )
-        resolver = self.registry.resolver()
-        lookup = lambda uri: resolver.lookup(uri).contents  # noqa: E731
-        self._predicates: dict[str, Predicate] = {
-            name: compile_schema(document, lookup) for name, document in self.documents.items()
+        _refuse_numbers(self.documents)
+        fast_registry = jsonschema_rs.Registry((document["$id"], document) for document in self.documents.values())
+        self._fast = {
+            name: jsonschema_rs.validator_for(document, registry=fast_registry)
+            for name, document in self.documents.items()
         }
         self._validators: dict[str, Any] = {}
 
@@ -104,11 +154,11 @@ class SchemaSet:
         return validator
 
     def is_valid(self, name: str, value: Any) -> bool:
-        """True when ``value`` is valid under schema ``name`` (the compiled predicate)."""
+        """True when ``value`` is valid under schema ``name``, with strict integers (the fast path)."""
         self._document(name)
         try:
-            return self._predicates[name](value)
-        except RecursionError:
+            return self._fast[name].is_valid(value) and _only_json(value)
+        except ValueError:  # jsonschema-rs met a type no JSON parser makes
             return False
 
     def check(self, name: str, value: Any, root: str | None = None) -> None:
@@ -371,6 +421,24 @@ def _integral_float(value: Any) -> bool:
 
 def _elements(count: int) -> str:
     return "1 element" if count == 1 else f"{count} elements"
+
+
+def json_key(value: Any) -> Any:
+    """A hashable key with JSON's equality: ``1 == 1.0``, but ``true`` is not ``1``."""
+    kind = type(value)
+    if kind is str:
+        return value
+    if kind is list:
+        return ("array", tuple(json_key(item) for item in value))
+    if kind is bool:
+        return ("boolean", value)
+    if kind is int or kind is float:
+        return ("number", value)
+    if kind is dict:
+        return ("object", frozenset((k, json_key(v)) for k, v in value.items()))
+    if value is None:
+        return ("null",)
+    return ("other", id(value))  # not JSON: equal only to itself
 
 
 def _duplicate(value: list[Any]) -> str:
