@@ -120,17 +120,12 @@ class Explainer:
 
     def validator(self, name: str) -> Any:
         """The reference ``jsonschema`` validator of schema ``name`` (strict integers), built on first use."""
-        validator = self._validators.get(name)
-        if validator is None:
-            validator = self._validators[name] = StrictValidator(self.documents[name], registry=self.registry)
-        return validator
+        return _once(self._validators, name, lambda: StrictValidator(self.documents[name], registry=self.registry))
 
     def _explainer(self, name: str) -> Any:
         """The validator ``explain`` runs: own checks first, valid parts skipped."""
-        explainer = self._explainers.get(name)
-        if explainer is None:
-            explainer = self._explainers[name] = self._explaining(self._ordered[name], registry=self._ordered_registry)
-        return explainer
+        ordered = self._ordered[name]
+        return _once(self._explainers, name, lambda: self._explaining(ordered, registry=self._ordered_registry))
 
     def explain(self, name: str, value: Any, root: str, limit: int = MAX_ERRORS) -> list[WireError]:
         """The first ``limit`` violations of ``value`` in document order (empty when valid).
@@ -152,10 +147,7 @@ class Explainer:
         return node
 
     def _target(self, uri: str) -> Any:
-        target = self._targets.get(uri)
-        if target is None:
-            target = self._targets[uri] = self.registry.resolver().lookup(uri).contents
-        return target
+        return _once(self._targets, uri, lambda: self.registry.resolver().lookup(uri).contents)
 
     def path_of(self, error: ValidationError, name: str, root: str) -> str:
         """Name the instance path of ``error`` with the titles the schemas give positions."""
@@ -187,6 +179,13 @@ class Explainer:
                 break
         parts.extend(f"[{step}]" for step in steps[k:])
         return "".join(parts)
+
+
+def _once(cache: dict[str, Any], key: str, make: Callable[[], Any]) -> Any:
+    """``cache[key]``, made by ``make()`` the first time."""
+    if key not in cache:
+        cache[key] = make()
+    return cache[key]
 
 
 _ANNOTATIONS = frozenset({"$schema", "$id", "$defs", "$comment", "title", "description"})
