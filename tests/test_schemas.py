@@ -24,6 +24,7 @@ from conftest import SPEC
 from evolution.wire import codec
 from evolution.wire.errors import WireError
 from evolution.wire.messages import message_kind
+from evolution.wire.schema_reasons import json_key
 from evolution.wire.schemas import SCHEMAS, schema_dir, show
 
 WIRE = ["signup", "signup-reply", "start", "choose", "feed-next", "action4", "feeding-choice", "score"]
@@ -436,6 +437,7 @@ def test_duplicates_are_found_with_json_equality():
     assert [str(e) for e in SCHEMAS.explain("action4", action(gp=[[True, 1], [1, 1]]))] == [
         "action4.grow-population[0].board: true is not an integer"
     ]
+    assert json_key({"a": [1, None]}) == json_key({"a": [1.0, None]}) != json_key({"a": [True, None]})
 
 
 def test_deeply_nested_values_never_raise_recursion_error():

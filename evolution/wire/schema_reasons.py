@@ -156,6 +156,8 @@ def json_key(value: Any) -> Any:
         return ("number", value)
     if value is None:
         return ("null",)
+    if kind is dict:
+        return ("object", frozenset((key, json_key(item)) for key, item in value.items()))
     return ("other", id(value))
 
 
