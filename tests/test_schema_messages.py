@@ -151,6 +151,7 @@ def test_signup_and_its_reply():
     assert read_signup("good guy") == "good guy"
     assert read_signup_reply("ok") == "ok"
     assert read_signup_reply("game full") == "game full"
+    assert read_signup_reply("ack") == "ack", "other hosts answer ack; schemas/README.md says accept both"
     with pytest.raises(WireError) as raised:
         read_signup(["good guy"])
     assert str(raised.value) == 'signup: ["good guy"] is not a string'

@@ -12,8 +12,8 @@ or raises ``WireError`` with one reason and the JSON path it is about:
 
 The three gates, in order:
 
-1. the schema (``evolution.wire.schemas``: compiled, so a valid message costs
-   microseconds): shapes, ranges, valid cards, traits at most once;
+1. the schema (``evolution.wire.schemas``: jsonschema-rs, so a valid message
+   costs microseconds): shapes, ranges, valid cards, traits at most once;
 2. the codec: what a schema cannot say about one species (food <=
    population, fat-food <= body);
 3. the rules, for replies, with the reasons the dealer itself gives

@@ -5,8 +5,8 @@
     evolution-schema check --message NAME [FILE]    FILE defaults to standard input
 
 Exits 0 when the message is valid, 1 when it is not (each violation printed as
-``path: reason``, or one line saying why the input is not a JSON message at
-all), 2 on a usage error. The checks are the host's: strict integers (``3.0``
+``path: reason``, the first 50 at most, or one line saying why the input is not
+a JSON message at all), 2 on a usage error. The checks are the host's: strict integers (``3.0``
 is not an integer), the host's size and nesting limits, the schema, then what
 a schema cannot say (food <= population, fat-food <= body). With ``--context``
 a reply is checked against the message it answers, as the host does: an
@@ -25,9 +25,8 @@ from evolution.cli import ArgumentParser, quiet_broken_pipe
 from evolution.wire import messages
 from evolution.wire.errors import WireError
 from evolution.wire.framing import DEFAULT_MAX_DEPTH, FramingError, decode_one
+from evolution.wire.schema_explain import MAX_ERRORS
 from evolution.wire.schemas import SCHEMAS
-
-MAX_SHOWN = 50
 
 READERS: dict[str, Callable[[Any], Any]] = {
     "signup": messages.read_signup,
@@ -154,10 +153,10 @@ def _report(name: str, value: Any, shown: str, context: Any) -> int:
     if not violations:
         print(f"{shown}: valid {name}{note}")
         return 0
-    for violation in violations[:MAX_SHOWN]:
+    for violation in violations:
         print(violation)
-    if len(violations) > MAX_SHOWN:
-        print(f"... and {len(violations) - MAX_SHOWN} more")
+    if len(violations) >= MAX_ERRORS:
+        print(f"... and maybe more (the first {MAX_ERRORS} are listed)")
     return 1
 
 

@@ -1,45 +1,50 @@
-"""The JSON Schemas of ``schemas/``, compiled once, as the first gate for every message.
+"""The JSON Schemas of ``schemas/``, loaded once, as the first gate for every message.
 
 Offers ``SCHEMAS`` (the shared ``SchemaSet``):
 
 - ``check(name, value)`` raises ``WireError`` with one readable path and
-  reason, e.g. ``feed-next.boards[2].population: 9 is not in 1..7``;
+  reason, e.g. ``feed-next.boards[2].population: 9 is not in 1..7`` (the
+  first violation in document order);
 - ``is_valid(name, value)`` answers only yes or no (the fast path);
-- ``errors(name, value)`` yields every violation as ``path: reason`` lines
-  (for ``evolution-schema check``);
+- ``explain(name, value)`` lists the violations (the first 50) as
+  ``WireError``s, and ``errors(name, value)`` as ``path: reason`` lines
+  (``evolution-schema check``);
+- ``validator(name)``, the reference ``jsonschema`` validator;
+  ``cut(name, value)``, the part of a value an explanation looks at, and
+  ``view(name)``, whose ``size`` bounds it (``schema_bounds``);
 - ``names()``, ``title(name)``, ``name_of_id(uri)``;
 
-and ``schema_dir()``, where the files live.
+and ``schema_dir()``, where the files live, and ``show(value)``, a value as
+short JSON text.
 
-Paths start with the message name and name each position by the ``title`` its
-schema gives it (``boards``, ``population``), else by its index (``[2]``); a
-``[label, value]`` field is named by its label alone.
+How: ``schema_fast`` answers yes or no: ``jsonschema-rs`` (Rust), in a few
+microseconds for a feed-next State (``make bench``), then a check for
+strict integers (``3.0`` and ``true`` are not integers here, messages.md 0,
+though every generic validator takes ``3.0``). Only a rejected message is
+looked at again, by ``schema_explain``: ``jsonschema`` (Python, the
+reference implementation, with strict integers) finds the path and the
+reason, in work bounded by the schema whatever the message holds. Tests
+check that the fast path and ``jsonschema`` always agree.
 
-How: every schema is compiled at import into one predicate
-(``schema_compiler``), so a valid message costs a few dozen microseconds.
-Only a rejected message is walked again by ``jsonschema``, to find the path
-and the reason. Integers are stricter than JSON Schema: ``3.0`` and ``true``
-are not integers here (messages.md 0), though a generic validator accepts
-``3.0``. Values nested deeper than any schema looks are cut before they are
-explained, so a deeply nested message is rejected, never a ``RecursionError``.
+Values are what a JSON parser makes: list, dict, str, int, float, bool,
+None. Any other type is not JSON and never valid.
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterator
 
-from jsonschema import Draft202012Validator, validators
-from jsonschema.exceptions import ValidationError
 from referencing import Registry, Resource
 
 from evolution.wire.errors import WireError
-from evolution.wire.schema_compiler import Predicate, compile_schema, json_key
+from evolution.wire.schema_bounds import View
+from evolution.wire.schema_explain import Explainer
+from evolution.wire.schema_fast import FastSchemas
+from evolution.wire.schema_reasons import show
 
-ID_PREFIX = "urn:evolution:"
-EXPLAIN_DEPTH = 16
-"""Deeper than any position a schema constrains; the slow path cuts values here."""
+__all__ = ["SCHEMAS", "SchemaSet", "schema_dir", "show"]
 
 
 def schema_dir() -> Path:
@@ -47,18 +52,8 @@ def schema_dir() -> Path:
     return Path(__file__).resolve().parent.parent / "schemas"
 
 
-def _is_integer(checker: object, instance: object) -> bool:
-    return type(instance) is int
-
-
-_StrictValidator = validators.extend(
-    Draft202012Validator,
-    type_checker=Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_integer),
-)
-
-
 class SchemaSet:
-    """All schema files of one folder, by message name, with compiled predicates."""
+    """All schema files of one folder, by message name, each with a fast validator and an explainer."""
 
     def __init__(self, directory: Path) -> None:
         self.directory = directory
@@ -69,12 +64,8 @@ class SchemaSet:
         self.registry: Registry = Registry().with_resources(
             (document["$id"], Resource.from_contents(document)) for document in self.documents.values()
         )
-        resolver = self.registry.resolver()
-        lookup = lambda uri: resolver.lookup(uri).contents  # noqa: E731
-        self._predicates: dict[str, Predicate] = {
-            name: compile_schema(document, lookup) for name, document in self.documents.items()
-        }
-        self._validators: dict[str, Any] = {}
+        self._fast = FastSchemas(self.documents)
+        self._explainer = Explainer(self.documents, self.registry, self._fast)
 
     def names(self) -> list[str]:
         return sorted(self.documents)
@@ -96,303 +87,45 @@ class SchemaSet:
             raise KeyError(f"no schema named {name!r}; known: {', '.join(self.names())}") from None
 
     def validator(self, name: str) -> Any:
-        """The ``jsonschema`` validator (strict integers), built on first use."""
-        validator = self._validators.get(name)
-        if validator is None:
-            validator = _StrictValidator(self._document(name), registry=self.registry)
-            self._validators[name] = validator
-        return validator
+        """The reference ``jsonschema`` validator of schema ``name`` (strict integers)."""
+        self._document(name)
+        return self._explainer.validator(name)
+
+    def cut(self, name: str, value: Any) -> Any:
+        """The part of ``value`` an explanation looks at (``schema_bounds``)."""
+        return self.view(name).cut(value)
+
+    def view(self, name: str) -> View:
+        """What an explanation of schema ``name`` looks at; ``view(name).size`` bounds its work."""
+        self._document(name)
+        return self._explainer.views[name]
 
     def is_valid(self, name: str, value: Any) -> bool:
-        """True when ``value`` is valid under schema ``name`` (the compiled predicate)."""
+        """True when ``value`` is valid under schema ``name``, with strict integers (the fast path)."""
         self._document(name)
-        try:
-            return self._predicates[name](value)
-        except RecursionError:
-            return False
+        return self._fast.is_valid(name, value)
 
     def check(self, name: str, value: Any, root: str | None = None) -> None:
-        """Raise ``WireError`` unless ``value`` is valid under schema ``name``."""
+        """Raise ``WireError``, naming the first violation, unless ``value`` is valid under schema ``name``."""
         if self.is_valid(name, value):
             return
-        for error in self.explain(name, value, root):
+        for error in self._explainer.explain(name, value, root if root is not None else _root(name), limit=1):
             raise error
         raise WireError(root or _root(name), "is not valid")  # never reached: both validators agree
 
     def explain(self, name: str, value: Any, root: str | None = None) -> list[WireError]:
-        """Every violation of ``value``, the most telling first (empty when valid)."""
-        root = root if root is not None else _root(name)
-        clipped = clip(value, EXPLAIN_DEPTH)
-        try:
-            found = list(self.validator(name).iter_errors(clipped))
-        except RecursionError:
-            return [WireError(root, "is nested too deeply")]
-        found = [_leaf(error) for error in _strongest(found)]
-        found.sort(key=_order)
-        return [WireError(self.path_of(error, name, root), describe(error)) for error in found]
+        """The violations of ``value`` in document order, the first ``MAX_ERRORS`` (empty when valid)."""
+        self._document(name)
+        return self._explainer.explain(name, value, root if root is not None else _root(name))
 
     def errors(self, name: str, value: Any) -> Iterator[str]:
-        """Every violation, as ``path: reason`` lines (for ``evolution-schema check``)."""
+        """The violations, as ``path: reason`` lines (for ``evolution-schema check``)."""
         for error in self.explain(name, value):
             yield str(error)
-
-    def _deref(self, node: Any, key: Any) -> Any:
-        """Follow ``$ref`` until ``node`` holds ``key`` (schema paths leave refs out)."""
-        resolver = self.registry.resolver()
-        while isinstance(node, dict) and key not in node and "$ref" in node:
-            node = resolver.lookup(node["$ref"]).contents
-        return node
-
-    def path_of(self, error: ValidationError, name: str, root: str) -> str:
-        """Name the instance path of ``error`` with the titles the schemas give positions."""
-        steps = list(error.absolute_path)
-        keys = list(error.absolute_schema_path)[:-1]  # the last key is the failing keyword
-        node: Any = self.documents[name]
-        parts = [root]
-        i = k = 0
-        while i < len(keys):
-            key = keys[i]
-            node = self._deref(node, key)
-            if not isinstance(node, dict):
-                break
-            if key not in node:
-                break
-            if key == "prefixItems" and i + 1 < len(keys):
-                parent, node = node, node["prefixItems"][keys[i + 1]]
-                k = _name_step(parts, parent, node, steps, k)
-                i += 2
-            elif key in ("items", "contains"):
-                parent, node = node, node[key]
-                k = _name_step(parts, parent, node, steps, k)
-                i += 1
-            elif key in ("oneOf", "anyOf", "allOf") and i + 1 < len(keys):
-                node = node[key][keys[i + 1]]
-                i += 2
-            elif key in ("if", "then", "else", "not"):
-                node = node[key]
-                i += 1
-            else:
-                break
-        for step in steps[k:]:
-            parts.append(f"[{step}]")
-        return "".join(parts)
 
 
 def _root(name: str) -> str:
     return name.rsplit("/", 1)[-1]
-
-
-# -- choosing what to report ----------------------------------------------------
-
-_WEAK = ("oneOf", "anyOf")
-_SHAPE = ("type", "minItems", "maxItems", "items", "const", "enum")
-
-
-def _order(error: ValidationError) -> tuple:
-    """Document order of the instance position; a parent before its children."""
-    return tuple((0, step) if isinstance(step, int) else (1, str(step)) for step in error.absolute_path)
-
-
-def _strongest(errors: Iterable[ValidationError]) -> list[ValidationError]:
-    """Drop "none of the shapes" errors where a plainer error names the same position."""
-    errors = list(errors)
-    plain = {_order(error) for error in errors if error.validator not in _WEAK}
-    return [error for error in errors if error.validator not in _WEAK or _order(error) not in plain]
-
-
-def _leaf(error: ValidationError) -> ValidationError:
-    """For ``oneOf``/``anyOf``: the error of the one alternative whose shape fits, if any.
-
-    An alternative fits when none of its errors is a shape error (type, length,
-    constant) at the position itself, e.g. ``[0, 0, -1]`` fits the carnivore
-    choice (three numbers), so its error is about the third number.
-    """
-    while error.validator in _WEAK and error.context:
-        branches: dict[int, list[ValidationError]] = {}
-        for sub in error.context:
-            branches.setdefault(sub.relative_schema_path[0], []).append(sub)
-        fitting = [
-            subs
-            for subs in branches.values()
-            if not any(not sub.relative_path and sub.validator in _SHAPE for sub in subs)
-        ]
-        if len(fitting) != 1:
-            return error
-        error = min(_strongest(fitting[0]), key=_order)
-    return error
-
-
-# -- naming positions -----------------------------------------------------------
-
-
-def _is_field(schema: Any) -> bool:
-    """A ``[label, value]`` pair schema: its first position is a constant string."""
-    prefix = schema.get("prefixItems") if isinstance(schema, dict) else None
-    return (
-        isinstance(prefix, list)
-        and len(prefix) == 2
-        and isinstance(prefix[0], dict)
-        and isinstance(prefix[0].get("const"), str)
-    )
-
-
-def _name_step(parts: list[str], parent: Any, child: Any, steps: list[Any], k: int) -> int:
-    if k >= len(steps):
-        return k
-    step = steps[k]
-    title = child.get("title") if isinstance(child, dict) else None
-    if _is_field(parent):
-        pass  # the label or the value of a [label, value] field: the field's title named it
-    elif title:
-        parts.append(f".{title}")
-    else:
-        parts.append(f"[{step}]")
-    return k + 1
-
-
-# -- reasons ----------------------------------------------------------------------
-
-
-class _Cut:
-    """Stands for a part of a value nested deeper than any schema looks."""
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return "[...]"
-
-
-def clip(value: Any, depth: int = EXPLAIN_DEPTH) -> Any:
-    """A copy of ``value`` with everything below ``depth`` levels of arrays/objects cut."""
-    if isinstance(value, list):
-        return [clip(item, depth - 1) for item in value] if depth > 0 else _Cut()
-    if isinstance(value, dict):
-        return {key: clip(item, depth - 1) for key, item in value.items()} if depth > 0 else _Cut()
-    return value
-
-
-def _render(value: Any, budget: int, depth: int) -> str:
-    if isinstance(value, (list, dict)):
-        if depth > 12:
-            return "[...]" if isinstance(value, list) else "{...}"
-        items = value if isinstance(value, list) else value.items()
-        parts: list[str] = []
-        used = 2
-        for item in items:
-            if used > budget:
-                parts.append("...")
-                break
-            if isinstance(value, dict):
-                key, item = item
-                piece = f"{json.dumps(str(key), ensure_ascii=False)}: {_render(item, budget - used, depth + 1)}"
-            else:
-                piece = _render(item, budget - used, depth + 1)
-            parts.append(piece)
-            used += len(piece) + 2
-        opening, closing = ("[", "]") if isinstance(value, list) else ("{", "}")
-        return opening + ", ".join(parts) + closing
-    if isinstance(value, str) and len(value) > budget:
-        value = value[:budget]
-    try:
-        return json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError):
-        return repr(value)[:budget]
-
-
-def show(value: Any, limit: int = 60) -> str:
-    """``value`` as short JSON text for a reason (cut with ``...``; safe for any nesting)."""
-    text = _render(value, limit + 1, 0)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-_TYPE_WORDS = {
-    "integer": "an integer",
-    "array": "an array",
-    "string": "a string",
-    "boolean": "a boolean",
-    "number": "a number",
-    "object": "an object",
-    "null": "null",
-}
-
-
-def describe(error: ValidationError) -> str:
-    """A sentence for the failing keyword of ``error``."""
-    keyword, value, schema = error.validator, error.instance, error.schema
-    if keyword == "type":
-        wanted = schema["type"]
-        words = " or ".join(_TYPE_WORDS.get(t, t) for t in ([wanted] if isinstance(wanted, str) else wanted))
-        reason = f"{show(value)} is not {words}"
-        if wanted == "integer" and _integral_float(value):
-            reason += " (write integers without a fraction or exponent)"
-        return reason
-    if keyword in ("minimum", "maximum"):
-        low, high = schema.get("minimum"), schema.get("maximum")
-        if low is not None and high is not None:
-            return f"{show(value)} is not in {low}..{high}"
-        return f"{show(value)} is less than {low}" if keyword == "minimum" else f"{show(value)} is more than {high}"
-    if keyword == "const":
-        return f"expected {show(schema['const'])}, got {show(value)}"
-    if keyword == "enum":
-        allowed = ", ".join(show(v) for v in schema["enum"])
-        if "title" in schema and "$id" not in schema:  # a named definition, e.g. Trait
-            return f"{show(value)} is not a {schema['title']} (one of {allowed})"
-        return f"{show(value)} is not one of {allowed}"
-    if keyword in ("minItems", "maxItems", "items") and isinstance(value, list):
-        return f"has {_elements(len(value))}, expected {_count(schema)}"
-    if keyword == "uniqueItems" and isinstance(value, list):
-        return _duplicate(value)
-    if keyword == "contains":
-        wanted = error.validator_value
-        what = show(wanted["const"]) if isinstance(wanted, dict) and "const" in wanted else "a matching element"
-        reason = f"{show(value)} has no {what}"
-        return f"{reason}: {schema['description']}" if "description" in schema else reason
-    if keyword == "not":
-        negated = error.validator_value
-        if isinstance(negated, dict) and "description" in negated:
-            return f"{show(value)} is not accepted: {negated['description']}"
-        return f"{show(value)} is not accepted"
-    if keyword in _WEAK:
-        titles = [branch.get("title") for branch in schema[keyword] if isinstance(branch, dict)]
-        hint = " (write integers without a fraction or exponent)" if _integral_float(value) else ""
-        if titles and all(titles):
-            return f"{show(value)} is none of: {', '.join(titles)}{hint}"
-        return f"{show(value)} does not have any of the allowed shapes{hint}"
-    if keyword == "false":
-        return f"{show(value)} is not allowed here"
-    return error.message
-
-
-def _integral_float(value: Any) -> bool:
-    return type(value) is float and value.is_integer()
-
-
-def _elements(count: int) -> str:
-    return "1 element" if count == 1 else f"{count} elements"
-
-
-def _duplicate(value: list[Any]) -> str:
-    first: dict[Any, int] = {}
-    for index, item in enumerate(value):
-        try:
-            key = json_key(item)
-        except RecursionError:
-            break
-        if key in first:
-            return f"holds {show(item)} twice (elements {first[key]} and {index})"
-        first[key] = index
-    return f"{show(value)} holds the same value twice"
-
-
-def _count(schema: dict[str, Any]) -> str:
-    low = schema.get("minItems", 0)
-    high = schema.get("maxItems")
-    if schema.get("items") is False:
-        prefix = len(schema.get("prefixItems", []))
-        high = prefix if high is None else min(high, prefix)
-    if high is None:
-        return f"at least {low}"
-    return f"{low}" if low == high else f"{low}..{high}"
 
 
 SCHEMAS = SchemaSet(schema_dir())
