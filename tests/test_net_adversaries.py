@@ -78,7 +78,7 @@ class AdversaryTests(unittest.TestCase):
 
     async def test_sends_a_10_mb_line(self) -> None:
         _, seat = await self.game_with("choose", bad.raw(b'"' + b"x" * 10_000_000 + b'"\n'))
-        self.assertEqual(seat.removed_reason, "malformed message: a message is longer than 1048576 bytes")
+        self.assertEqual(seat.removed_reason, "malformed message: a message is longer than 16384 bytes")
 
     async def test_sends_10000_nested_brackets(self) -> None:
         _, seat = await self.game_with("choose", bad.raw(b"[" * 10_000 + b"]" * 10_000 + b"\n"))

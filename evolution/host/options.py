@@ -21,10 +21,10 @@ from typing import Any, NoReturn
 from twisted.python import usage
 
 from evolution.net.endpoints import EndpointError, EndpointUnavailable, check_server
-from evolution.net.signup import DEFAULT_MAX_CONNECTIONS, DEFAULT_NUMBER_GRACE, SIGNUP_MAX_BYTES
+from evolution.net.signup import DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_REPLY, DEFAULT_NUMBER_GRACE, SIGNUP_MAX_BYTES
 from evolution.rules.dealer import MAX_PLAYERS, MIN_PLAYERS
 from evolution.text import short
-from evolution.wire.framing import DEFAULT_MAX_BYTES, DEFAULT_MAX_DEPTH
+from evolution.wire.framing import DEFAULT_MAX_DEPTH
 
 USAGE_STATUS, STARTUP_STATUS = 2, 1
 MAX_SEED = 2**53 - 1  # exact in any JSON reader
@@ -39,7 +39,7 @@ SECONDS = {
 WHOLE_NUMBERS = {
     "games": (None, 1, 1_000_000),
     "seed": (None, 0, MAX_SEED),
-    "max-message": (DEFAULT_MAX_BYTES, 1024, 64 * 1024 * 1024),
+    "max-message": (DEFAULT_MAX_REPLY, 1024, 64 * 1024 * 1024),
     "max-depth": (DEFAULT_MAX_DEPTH, 3, 512),  # an Action4 nests 3 deep
     "max-connections": (DEFAULT_MAX_CONNECTIONS, MAX_PLAYERS, 1_000_000),
     "signup-periods": (2, 1, 100),

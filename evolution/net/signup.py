@@ -42,12 +42,18 @@ from evolution.net.json_protocol import JSONStreamProtocol
 from evolution.net.lobbies import GameLobby
 from evolution.net.proxy_player import ProxyPlayer
 from evolution.text import escape, short
-from evolution.wire.framing import DEFAULT_MAX_BYTES, DEFAULT_MAX_DEPTH, encode_message
+from evolution.wire.framing import DEFAULT_MAX_DEPTH, encode_message
 
 log = Logger()
 
 SIGNING_UP, IN_LOBBY, PLAYING, CLOSED = "signing-up", "in-lobby", "playing", "closed"
 SIGNUP_MAX_BYTES = 4096
+DEFAULT_MAX_REPLY = 16 * 1024
+"""The default longest message of a signed-up client. A player only ever answers with an
+Action4 or a feeding choice; written compactly, the largest legal Action4 is about 2 KB (it
+names each of at most 122 cards once, ``evolution.wire.schema_bounds``), so 16 KiB leaves room
+for any reasonable whitespace while keeping the reading of one message to a few milliseconds
+whatever bytes it holds (the framing scanner reads about 2 bytes a microsecond at worst)."""
 DEFAULT_MAX_CONNECTIONS = 4096
 DEFAULT_NUMBER_GRACE = 0.05
 NAME_SHOWN = 64  # characters of a name in a log line
@@ -60,7 +66,7 @@ class SignupConfig:
     signup_timeout: float = 5.0
     window: float = 10.0
     max_games: int | None = None
-    max_bytes: int = DEFAULT_MAX_BYTES
+    max_bytes: int = DEFAULT_MAX_REPLY
     max_depth: int = DEFAULT_MAX_DEPTH
     max_connections: int = DEFAULT_MAX_CONNECTIONS
     number_grace: float = DEFAULT_NUMBER_GRACE
