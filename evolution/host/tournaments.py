@@ -94,8 +94,8 @@ class TournamentRun:
         """Begin; fires with the stored form of the tournament once it is over."""
         self.writer.write(tournament_begun(self.record()))
         log.info(
-            "tournament {id} ({format}) begins with {count} players: {names}",
-            id=self.id, format=self.settings.format, count=len(self.entrants),
+            "tournament {id} ({kind}) begins with {count} players: {names}",
+            id=self.id, kind=self.settings.format, count=len(self.entrants),
             names=", ".join(repr(escape(e.name)) for e in self.entrants),
         )
         for entrant in self.entrants:

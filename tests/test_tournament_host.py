@@ -1,0 +1,207 @@
+"""Whole tournaments over loopback: real sockets, in-process clients, the host's own store.
+
+Each test signs its bots up one after another (sign-up order decides the
+games), lets the tournament run, and checks what organisers and bot
+authors see: the games each round held, who went on, the final, the
+winners, the failures with their reasons, the standings, the ratings, the
+clients' own view (every game played on one connection), and that every
+stored game replays to its result.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from twisted.internet.defer import gatherResults
+from twisted.trial import unittest
+
+from evolution.host.replay_cli import check
+from evolution.net.client import Refused
+from evolution.rules.silly import SillyPlayer
+from evolution.strategies import BY_NAME
+from hosting import new_host, until
+
+FAST = ("--timeout", "0.5", "--signup-timeout", "1", "--number-grace", "0.01")
+
+
+def knockout(count: int, *extra: str) -> tuple[str, ...]:
+    return ("--tournament", "knockout", "--max-signups", str(count), "--signup-window", "5", *FAST, *extra)
+
+
+class TournamentCase(unittest.TestCase):
+    timeout = 120
+
+    async def sign_up(self, host: Any, names: list[str], strategies: dict[str, str] | None = None) -> list:
+        """Sign the bots up in the order given; return their clients' Deferreds."""
+        clients = []
+        for name in names:
+            before = len(host.factory.lobby)
+            kind = (strategies or {}).get(name, "silly")
+            clients.append(host.client(name, BY_NAME[kind]()))
+            started = host.tournaments.current is not None
+            await until(lambda: len(host.factory.lobby) > before or host.tournaments.current is not None or started)
+        return clients
+
+    async def play(self, host: Any, names: list[str], strategies: dict[str, str] | None = None) -> tuple:
+        clients = await self.sign_up(host, names, strategies)
+        await host.tournaments.when_over(1)
+        outcomes = await gatherResults([client.addErrback(lambda failure: failure.value) for client in clients])
+        store = await host.stored()
+        [tournament] = store.tournaments()
+        for game in tournament.games:
+            status, lines = check(store, game)
+            self.assertEqual(status, 0, lines)  # every game replays from its log to its result
+        return store, tournament, outcomes
+
+    def rounds(self, store: Any, tournament: Any) -> list[list[list[str]]]:
+        """The games of each round, each game its seats' names in turn order."""
+        games = {game.id: game for game in store.games(tournament.id)}
+        return [[[seat.name for seat in games[g].players] for g in round.games] for round in tournament.rounds]
+
+
+class KnockoutTests(TournamentCase):
+    async def test_three_players_play_one_final(self) -> None:
+        host = new_host(self, *knockout(3))
+        store, tournament, outcomes = await self.play(host, ["a", "b", "c"])
+        self.assertEqual(self.rounds(store, tournament), [[["a", "b", "c"]]])
+        [final] = store.games(tournament.id)
+        best = max(seat.score for seat in final.players)
+        self.assertEqual(tournament.to_json()["winners"], [s.name for s in final.players if s.score == best])
+        self.assertEqual(tournament.status, "finished")
+        self.assertTrue(all(outcome.turns == final.turns for outcome in outcomes))
+
+    async def test_nine_players_play_six_and_three_then_a_final_with_the_best_runner_up(self) -> None:
+        host = new_host(self, *knockout(9, "--seed", "9"))
+        names = [f"p{k}" for k in range(1, 10)]
+        store, tournament, outcomes = await self.play(host, names)
+        rounds = self.rounds(store, tournament)
+        self.assertEqual(rounds[0], [names[:6], names[6:]])
+        games = store.games(tournament.id)
+        firsts, runners_up = [], []
+        for game in games[:2]:
+            best = max(seat.score for seat in game.players)
+            firsts += [seat.name for seat in game.players if seat.score == best]
+            runners_up += [seat for seat in game.players if seat.score < best]
+        [final] = rounds[1]
+        # Everyone tied for first goes on; if that is fewer than 3, the best runners-up (by
+        # score, then sign-up order) join them so that a final of 3 is played.
+        lifted = sorted(runners_up, key=lambda seat: (-seat.score, names.index(seat.name)))[: max(0, 3 - len(firsts))]
+        self.assertEqual(sorted(final), sorted(firsts + [seat.name for seat in lifted]))
+        self.assertEqual(len(rounds), 2)
+        summary = tournament.to_json()
+        self.assertEqual(summary["format"], "knockout")
+        self.assertEqual(summary["games"], [g.id for g in games])
+        ranks = [row["rank"] for row in summary["standings"]]
+        self.assertEqual((ranks[0], ranks), (1, sorted(ranks)))
+        self.assertEqual(summary["winners"], [row["name"] for row in summary["standings"] if row["rank"] == 1])
+        # Each bot played its games on one connection: finalists two games, the rest one.
+        played = {name: sum(1 for game in games if name in [s.name for s in game.players]) for name in names}
+        self.assertEqual(sorted(played.values()), [1] * (9 - len(final)) + [2] * len(final))
+        turns = {name: sum(g.turns for g in games if name in [s.name for s in g.players]) for name in names}
+        self.assertEqual([outcome.turns for outcome in outcomes], [turns[name] for name in names])
+
+    async def test_failing_bots_are_out_for_good_and_listed_with_their_reasons(self) -> None:
+        host = new_host(self, *knockout(17, "--seed", "17"))
+        names = [f"bot{k:02}" for k in range(1, 18)]
+        kinds = {"bot03": "cheater", "bot12": "sleeper", **{n: "builder" for n in names[::4]}}
+        store, tournament, outcomes = await self.play(host, names, kinds)
+        rounds = self.rounds(store, tournament)
+        self.assertEqual([len(game) for game in rounds[0]], [8, 6, 3])
+        failures = {f["name"]: f["reason"] for f in tournament.to_json()["failures"]}
+        self.assertEqual(set(failures), {"bot03", "bot12"})
+        self.assertIn("card", failures["bot03"])  # an illegal Action4 (a card used twice)
+        self.assertEqual(failures["bot12"], "no reply to feed-next within 0.5 s")
+        later = {name for round in rounds[1:] for game in round for name in game}
+        self.assertFalse(later & {"bot03", "bot12"})
+        standings = tournament.to_json()["standings"]
+        self.assertEqual([row["rank"] for row in standings[-2:]], [None, None])
+        self.assertTrue(tournament.winners)
+
+    async def test_forty_players_play_five_games_then_on_to_a_final(self) -> None:
+        host = new_host(self, *knockout(40, "--seed", "40"))
+        names = [f"n{k:02}" for k in range(1, 41)]
+        store, tournament, outcomes = await self.play(host, names, {n: "builder" for n in names[1::3]})
+        rounds = self.rounds(store, tournament)
+        self.assertEqual(rounds[0], [names[i:i + 8] for i in range(0, 40, 8)])
+        self.assertLessEqual(len(rounds[-1]), 1)
+        self.assertGreaterEqual(len(rounds[-1][0]), 3)
+        self.assertEqual(len(outcomes), 40)
+        for round in tournament.rounds:
+            self.assertTrue(round.summary)
+
+    async def test_ten_players_and_a_bot_that_hangs_up_between_games(self) -> None:
+        host = new_host(self, *knockout(10, "--seed", "10"))
+        names = [f"t{k}" for k in range(1, 11)]
+        clients = await self.sign_up(host, names)
+        await host.tournaments.when_over(1)
+        await gatherResults([c.addErrback(lambda f: None) for c in clients])
+        store = await host.stored()
+        [tournament] = store.tournaments()
+        self.assertEqual([len(g) for g in self.rounds(store, tournament)[0]], [7, 3])
+        self.assertEqual(tournament.status, "finished")
+
+
+class SignupTests(TournamentCase):
+    async def test_too_few_sign_ups_after_the_last_period_is_an_empty_tournament(self) -> None:
+        host = new_host(self, "--tournament", "knockout", "--signup-window", "0.2", "--signup-periods", "2",
+                        "--min-signups", "4", *FAST)
+        clients = await self.sign_up(host, ["x", "y", "z"])
+        await host.tournaments.when_over(1)
+        outcomes = await gatherResults([c.addErrback(lambda f: f.value) for c in clients])
+        self.assertTrue(all(outcome.turns == 0 for outcome in outcomes))  # signed up, closed, never played
+        [tournament] = (await host.stored()).tournaments()
+        summary = tournament.to_json()
+        self.assertEqual((summary["status"], summary["winners"], summary["games"]), ("empty", [], []))
+        self.assertEqual([row["name"] for row in summary["standings"]], ["x", "y", "z"])
+
+    async def test_a_sign_up_after_the_start_gets_game_full(self) -> None:
+        host = new_host(self, *knockout(3))
+        clients = await self.sign_up(host, ["a", "b", "c"])
+        await until(lambda: host.runner.games_begun == 1)
+        late = host.client("late")
+        error = await self.assertFailure(late, Refused)
+        self.assertIn("game full", str(error))
+        await gatherResults(clients)
+
+    async def test_a_period_that_ends_with_enough_players_starts_the_tournament(self) -> None:
+        host = new_host(self, "--tournament", "swiss", "--rounds", "1", "--signup-window", "0.3", *FAST)
+        clients = await self.sign_up(host, ["a", "b", "c", "d"])
+        await host.tournaments.when_over(1)
+        await gatherResults(clients)
+        [tournament] = (await host.stored()).tournaments()
+        self.assertEqual((tournament.status, len(tournament.entrants)), ("finished", 4))
+
+
+class SwissTests(TournamentCase):
+    async def test_seventeen_players_three_rounds_pods_by_points_ratings_and_a_failure(self) -> None:
+        host = new_host(self, "--tournament", "swiss", "--rounds", "3", "--max-signups", "17", "--seed", "3",
+                        "--signup-window", "5", *FAST)
+        names = [f"s{k:02}" for k in range(1, 18)]
+        kinds = {"s05": "cheater", **{n: "builder" for n in names[::3]}}
+        store, tournament, outcomes = await self.play(host, names, kinds)
+        games = store.games(tournament.id)
+        self.assertEqual([len(round.games) for round in tournament.rounds], [3, 2, 2])  # 17, then 16: 8 + 8
+        # Rounds 2 and 3: the players of each game were next to each other in the standings.
+        points_after: dict[str, int] = {name: 0 for name in names}
+        by_round: dict[int, list] = {}
+        for game in games:
+            by_round.setdefault(game.round, []).append(game)
+        for round in (1, 2, 3):
+            if round > 1:
+                pods = [[points_after[s.name] for s in g.players] for g in by_round[round]]
+                flat = [p for pod in pods for p in pod]
+                self.assertEqual(flat, sorted(flat, reverse=True), f"round {round} pods {pods}")
+            for game in by_round[round]:
+                for seat in game.players:
+                    points_after[seat.name] += seat.points or 0
+        summary = tournament.to_json()
+        table = {row["name"]: row for row in summary["standings"]}
+        self.assertEqual({name: table[name]["points"] for name in names}, points_after)
+        # Everyone starts at 25 +- 8.33; every game played narrows the uncertainty.
+        self.assertTrue(all(row["rating"] is not None and row["rating_sigma"] < 25 / 3 for row in summary["standings"]))
+        self.assertEqual([f["name"] for f in summary["failures"]], ["s05"])
+        self.assertEqual(table["s05"]["rank"], None)
+        self.assertNotIn("s05", [s.name for g in by_round[3] for s in g.players])
+        ranked = [row for row in summary["standings"] if row["rank"] is not None]
+        self.assertEqual([row["points"] for row in ranked], sorted((r["points"] for r in ranked), reverse=True))
+        self.assertEqual(summary["winners"], [row["name"] for row in ranked if row["rank"] == 1])
