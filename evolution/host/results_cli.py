@@ -1,9 +1,17 @@
-"""``evolution-results --db PATH [--json]``: the finished games in a results store.
+"""``evolution-results --db PATH [--json]``: the games and tournaments in a results store.
 
 Prints a table per game (rank, seat, name, score, or why the player was
 removed), or with ``--json`` a JSON list of games, each with a ``players``
-list. Names and reasons are stored as the bots sent them; the table shows
-them through ``evolution.text`` (escaped, names cut to 20 characters) and the
+list. ``--tournaments`` lists the tournaments instead, one line each (with
+``--json``: a list of objects with ``id``, ``format``, ``status``
+finished|interrupted|empty|running, ``winners`` (names), ``failures``
+(``name``, ``reason``), ``games`` (ids), ``standings`` (``name``, ``rank``,
+``points``, and in Swiss ``rating`` and ``rating_sigma``), as
+``TournamentRecord.to_json`` makes them); ``--tournament ID`` prints one as
+a table: its rounds with their summaries, then the standings.
+
+Names and reasons are stored as the bots sent them; the tables show them
+through ``evolution.text`` (escaped, names cut to 20 characters) and the
 JSON is pure ASCII, so neither can drive the reader's terminal.
 """
 
@@ -15,6 +23,7 @@ from pathlib import Path
 from typing import Sequence
 
 from evolution.cli import ArgumentParser, quiet_broken_pipe
+from evolution.host.records import TournamentRecord
 from evolution.host.store import GameRecord, ResultsStore, SeatRecord, StoreError
 from evolution.text import escape, short
 
@@ -39,29 +48,93 @@ def format_game(game: GameRecord) -> str:
     return header + "\n" + format_seats(game.players)
 
 
+def _winners(tournament: TournamentRecord) -> str:
+    names = [short(entrant.name, NAME_WIDTH) for entrant in tournament.winners]
+    return ", ".join(names) if names else "-"
+
+
+def format_tournament_line(tournament: TournamentRecord) -> str:
+    """One line of ``--tournaments``."""
+    return (
+        f"tournament #{tournament.id}  {tournament.format:<8}  {tournament.status:<11}  "
+        f"{escape(tournament.started_at)}  {len(tournament.entrants)} players  {len(tournament.rounds)} rounds  "
+        f"{len(tournament.games)} games  winners: {_winners(tournament)}"
+    )
+
+
+def format_tournament(tournament: TournamentRecord) -> str:
+    """``--tournament ID``: the header, each round's summary, the standings."""
+    lines = [format_tournament_line(tournament), ""]
+    for round in tournament.rounds:
+        games = ", ".join(f"#{game}" for game in round.games)
+        lines.append(f"  round {round.round}: {escape(round.summary)}  (games {games or '-'})")
+    swiss = tournament.format == "swiss"
+    lines += ["", "  rank  name                  points" + ("  rating" if swiss else "")]
+    for entrant in tournament.standings():
+        rank = "-" if entrant.rank is None else str(entrant.rank)
+        row = f"  {rank:>4}  {short(entrant.name, NAME_WIDTH):<{NAME_WIDTH}}  {entrant.points:>6}"
+        if swiss and entrant.rating_mu is not None:
+            row += f"  {entrant.rating_mu:6.2f} +- {entrant.rating_sigma:.2f}"
+        if entrant.winner:
+            row += "  winner"
+        if entrant.failure is not None:
+            row += f"  failed in round {entrant.failed_round}: {escape(entrant.failure)}"
+        lines.append(row)
+    return "\n".join(lines)
+
+
+def parser() -> ArgumentParser:
+    p = ArgumentParser(prog="evolution-results", description="List the games and tournaments of a results store.")
+    p.add_argument("--db", default="evolution.sqlite", help="the SQLite results database (default evolution.sqlite)")
+    p.add_argument("--json", action="store_true", help="print JSON instead of tables")
+    what = p.add_mutually_exclusive_group()
+    what.add_argument("--tournaments", action="store_true", help="list the tournaments instead of the games")
+    what.add_argument("--tournament", type=int, metavar="ID", help="show one tournament: its rounds and standings")
+    return p
+
+
+def _dump(value: object) -> str:
+    return json.dumps(value, indent=1, ensure_ascii=True)
+
+
+def show(store: ResultsStore, args: object) -> tuple[int, str]:
+    """(exit status, what to print) for the parsed arguments."""
+    if args.tournament is not None:
+        tournament = store.tournament(args.tournament)
+        if tournament is None:
+            return 1, f"no tournament #{args.tournament} in {args.db}"
+        return 0, _dump(tournament.to_json()) if args.json else format_tournament(tournament)
+    if args.tournaments:
+        tournaments = store.tournaments()
+        if args.json:
+            return 0, _dump([tournament.to_json() for tournament in tournaments])
+        return 0, "\n".join(map(format_tournament_line, tournaments)) or f"no tournaments in {args.db}"
+    games = store.games()
+    if args.json:
+        return 0, _dump([game.to_json() for game in games])
+    return 0, "\n\n".join(format_game(game) for game in games) or f"no finished games in {args.db}"
+
+
 @quiet_broken_pipe
 def main(argv: list[str] | None = None) -> int:
-    parser = ArgumentParser(prog="evolution-results", description="List the finished games of a results store.")
-    parser.add_argument("--db", default="evolution.sqlite", help="the SQLite results database (default evolution.sqlite)")
-    parser.add_argument("--json", action="store_true", help="print a JSON list of games instead of tables")
-    args = parser.parse_args(argv)
+    args = parser().parse_args(argv)
     if not Path(args.db).is_file():
         print(f"evolution-results: no results database at {args.db}", file=sys.stderr)
         return 1
     try:
         store = ResultsStore.open(args.db)
-        games = store.games()
-        store.close()
+        try:
+            status, text = show(store, args)
+        finally:
+            store.close()
     except StoreError as error:
         print(f"evolution-results: {error}", file=sys.stderr)
         return 1
-    if args.json:
-        print(json.dumps([game.to_json() for game in games], indent=1, ensure_ascii=True))
-    elif not games:
-        print(f"no finished games in {args.db}")
+    if status:
+        print(f"evolution-results: {text}", file=sys.stderr)
     else:
-        print("\n\n".join(format_game(game) for game in games))
-    return 0
+        print(text)
+    return status
 
 
 if __name__ == "__main__":
