@@ -53,7 +53,8 @@ class ClientOutcome:
     name: str
     turns: int = 0
     messages: int = 0
-    scores: list[tuple[int, int]] | None = None
+    scores: list[tuple[int, int]] | None = None  # the last score message, if the host sends them
+    games: int = 0  # score messages seen: games over, when the host sends them
 
 
 class ClientProtocol(JSONStreamProtocol):
@@ -96,6 +97,7 @@ class ClientProtocol(JSONStreamProtocol):
                 return d.addCallback(lambda choice: self.sendMessage(codec.feeding_choice_to_json(choice)))
             if kind == "score":
                 self.outcome.scores = read_score(value)
+                self.outcome.games += 1
                 return None
         except WireError as error:
             return self.give_up(ClientError(f"the host sent an invalid {kind} message: {error}"))

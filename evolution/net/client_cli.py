@@ -1,4 +1,8 @@
-"""``evolution-client``: a bot that signs up with a host and plays one game.
+"""``evolution-client``: a bot that signs up with a host and plays until the host hangs up.
+
+It plays one game, or, in a tournament, every game the host gives it on the
+same connection: as the course's reference client, a ``start`` after a turn
+simply begins the next turn, whichever game it belongs to.
 
 Exit status: 0 when the host closed the connection at the end of the game;
 1 when the sign-up was refused ("game full"), the connection failed, the
@@ -10,8 +14,10 @@ system's trusted authorities, ``--ca FILE`` against the certificate in FILE
 (for a host with a self-signed certificate). What the client prints of the
 host's words and of its own name is escaped (``evolution.text``).
 
-``--strategy`` names a built-in strategy (``silly``) or ``module:Class`` for a
-class of your own with the player interface (start, choose, feed_next).
+``--strategy`` names a built-in strategy (``silly``, the course's reference;
+``builder``, a stronger one; ``cheater`` and ``sleeper``, which fail on
+purpose) or ``module:Class`` for a class of your own with the player
+interface (start, choose, feed_next).
 """
 
 from __future__ import annotations
@@ -27,10 +33,8 @@ from twisted.internet.task import react
 from evolution.cli import ArgumentParser
 from evolution.net.client import ClientError, play_remote
 from evolution.net.endpoints import EndpointUnavailable, client_tls
-from evolution.rules.silly import SillyPlayer
+from evolution.strategies import BY_NAME as STRATEGIES
 from evolution.text import escape, short
-
-STRATEGIES = {"silly": SillyPlayer}
 
 
 def load_strategy(spec: str) -> Any:
@@ -65,11 +69,13 @@ def retry_count(text: str) -> int:
 
 
 def parser() -> ArgumentParser:
-    p = ArgumentParser(prog="evolution-client", description="Sign up with an Evolution host and play one game.")
+    p = ArgumentParser(prog="evolution-client", description="Sign up with an Evolution host and play until it hangs up: one game, or every game of a tournament.")
     p.add_argument("--host", default="127.0.0.1", help="the host's address (default 127.0.0.1)")
     p.add_argument("--port", type=port_number, default=45678, help="the host's port (default 45678)")
     p.add_argument("--name", default="silly bot", help="the name to sign up with (any string)")
-    p.add_argument("--strategy", default="silly", help="silly, or module:Class of your own player")
+    p.add_argument(
+        "--strategy", default="silly", help=f"{', '.join(STRATEGIES)}, or module:Class of your own player (default silly)"
+    )
     p.add_argument("--retries", type=retry_count, default=3,
                    help="retries of a refused connection, 2 s apart (default 3)")
     p.add_argument("--tls", action="store_true", help="connect over TLS; trust the host's certificate only if the "
@@ -108,8 +114,9 @@ def main(argv: list[str] | None = None) -> None:
             print(f"{label}: {escape(str(error))}", file=sys.stderr)
             raise SystemExit(1) from None
         if not args.quiet:
-            scores = f", scores {outcome.scores}" if outcome.scores is not None else ""
-            print(f"{label}: game over after {outcome.turns} turns{scores}")
+            scores = f", last scores {outcome.scores}" if outcome.scores is not None else ""
+            games = f"{outcome.games} games, " if outcome.games > 1 else ""
+            print(f"{label}: the host hung up after {games}{outcome.turns} turns{scores}")
 
     react(lambda reactor: ensureDeferred(run(reactor)))
 
