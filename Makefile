@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 NODE_KIT := examples/javascript/node_modules/.installed
 
-.PHONY: demo test bench local clean
+.PHONY: demo demo-games test bench local clean
 
 $(STAMP): setup.cfg pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -18,9 +18,13 @@ $(NODE_KIT): examples/javascript/package.json examples/javascript/package-lock.j
 		npm ci --prefix examples/javascript --no-audit --no-fund --loglevel=error && touch $@; \
 	else echo "npm not found: the JavaScript tests will be skipped"; fi
 
-## demo: host on loopback, 8 client processes, a few games, the results table
+## demo: a knockout tournament of 20 bot processes on loopback, a line per round, the standings
 demo: $(STAMP)
 	$(BIN)/python -m evolution.host.demo
+
+## demo-games: the host and 8 client processes play 3 single games; the results table
+demo-games: $(STAMP)
+	$(BIN)/python -m evolution.host.demo --games 3
 
 ## test: the whole test suite, conformance cases included
 test: $(STAMP) $(NODE_KIT)

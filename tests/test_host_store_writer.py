@@ -142,6 +142,8 @@ class WriterTests(unittest.TestCase):
         [record] = await self.play_games(host, 1)
         await until(lambda: host.writer.waiting == 1)
         await host.writer.close()  # the lock is still held: the game stays in the journal
+        await host.writer.close()  # closing again changes nothing
+        self.assertFalse(Path(host.options["db"] + ".rejected").exists())
         locker.release()
         again = StoreWriter(host.options["db"], reactor)
         again.open()

@@ -1,23 +1,28 @@
 """``make demo``: the host and its bots as separate processes on loopback.
 
-Starts ``twistd evolution`` on a free 127.0.0.1 port with a fresh results
-store, launches 8 ``evolution-client`` processes per game, plays a few games,
-prints the results table from the store, and stops. The helpers
-(``free_port``, ``HostProcess``, ``run_clients``) are also what the end-to-end
-tests and the remote benchmark use.
+Starts ``twistd evolution --tournament knockout`` on a free 127.0.0.1 port
+with a fresh results store, launches 20 ``evolution-client`` processes (the
+silly and builder strategies, and two bots that fail on purpose), prints the
+host's line for each round as it is logged, and then the standings from the
+store. ``--games N`` plays N single games of 8 client processes instead
+(``make demo-games``). The helpers (``free_port``, ``HostProcess``,
+``start_clients``, ``run_clients``) are also what the end-to-end tests and
+the benchmarks use.
 """
 
 from __future__ import annotations
 
+import re
 import socket
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from evolution.cli import ArgumentParser
-from evolution.host.results_cli import format_game
+from evolution.host.results_cli import format_game, format_tournament
 from evolution.host.store import ResultsStore
 
 
@@ -74,11 +79,14 @@ class HostProcess:
             self.process.wait(timeout=10)
 
 
-def run_clients(port: int, names: list[str], limit: float = 60.0) -> list[subprocess.CompletedProcess]:
-    """Start one ``evolution-client`` process per name, all at once; wait for all."""
-    processes = [
+def start_clients(port: int, names: list[str], strategies: dict[str, str] | None = None) -> list[subprocess.Popen]:
+    """Start one ``evolution-client`` process per name (with its strategy, default silly), all at once."""
+    return [
         subprocess.Popen(
-            [sys.executable, "-m", "evolution.net.client_cli", "--port", str(port), "--name", name, "--quiet"],
+            [
+                sys.executable, "-m", "evolution.net.client_cli", "--port", str(port), "--name", name, "--quiet",
+                "--strategy", (strategies or {}).get(name, "silly"),
+            ],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -86,6 +94,14 @@ def run_clients(port: int, names: list[str], limit: float = 60.0) -> list[subpro
         )
         for name in names
     ]
+
+
+def run_clients(port: int, names: list[str], limit: float = 60.0) -> list[subprocess.CompletedProcess]:
+    """Start one ``evolution-client`` process per name, all at once; wait for all."""
+    return wait_for_clients(start_clients(port, names), limit)
+
+
+def wait_for_clients(processes: list[subprocess.Popen], limit: float) -> list[subprocess.CompletedProcess]:
     results = []
     for process in processes:
         out, err = process.communicate(timeout=limit)
@@ -93,31 +109,51 @@ def run_clients(port: int, names: list[str], limit: float = 60.0) -> list[subpro
     return results
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = ArgumentParser(
+def parser() -> ArgumentParser:
+    p = ArgumentParser(
         prog="python -m evolution.host.demo",
-        description="Run the host and 8 bot processes on loopback for a few games; print the results.",
+        description="Run the host and bot processes on loopback: a knockout tournament of 20 bots (silly and "
+        "builder strategies and two that fail on purpose), with a progress line per round and the standings; "
+        "or, with --games, a few single games.",
     )
-    parser.add_argument("--games", type=int, default=3, help="how many games (default 3)")
-    parser.add_argument("--players", type=int, default=8, choices=range(3, 9), metavar="3..8", help="bots per game")
-    args = parser.parse_args(argv)
+    p.add_argument("--bots", type=int, default=20, metavar="N", help="bots in the tournament (default 20, at least 5)")
+    p.add_argument("--format", choices=("knockout", "swiss"), default="knockout", help="the tournament's format")
+    p.add_argument("--games", type=int, metavar="N", help="play N single games instead of a tournament")
+    p.add_argument("--players", type=int, default=8, choices=range(3, 9), metavar="3..8", help="bots per game")
+    p.add_argument("--seed", type=int, default=2016, help="the first game's shuffle (default 2016)")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    if args.games is None and args.bots < 5:
+        parser().error("a tournament demo needs at least 5 bots")
     folder = Path(tempfile.mkdtemp(prefix="evolution-demo-"))
     db, log = folder / "results.sqlite", folder / "host.log"
     port = free_port()
     print(f"host: twistd evolution on 127.0.0.1:{port}, results in {db}, log in {log}")
-    host = HostProcess(port, db, log, "--players", f"3-{args.players}", "--games", str(args.games))
     try:
-        play(host, args.games, args.players)
+        if args.games is not None:
+            games_demo(port, db, log, args)
+        else:
+            tournament_demo(port, db, log, args)
     except RuntimeError as error:
         print(f"demo: {error}", file=sys.stderr)
         return 1
+    return 0
+
+
+def games_demo(port: int, db: Path, log: Path, args: Any) -> None:
+    host = HostProcess(port, db, log, "--players", f"3-{args.players}", "--games", str(args.games),
+                       "--seed", str(args.seed))
+    try:
+        play(host, args.games, args.players)
     finally:
         host.stop()
     store = ResultsStore.open(db)
     print()
     print("\n\n".join(format_game(game) for game in store.games()))
     store.close()
-    return 0
 
 
 def play(host: HostProcess, games: int, players: int) -> None:
@@ -129,6 +165,58 @@ def play(host: HostProcess, games: int, players: int) -> None:
         note = f", {len(failed)} clients failed: {failed[0].stderr.strip()}" if failed else ""
         print(f"game {game} of {games}: {players} client processes done in {time.monotonic() - started:.1f} s{note}")
     host.wait()
+
+
+def demo_bots(count: int) -> dict[str, str]:
+    """Names and strategies: one cheater, one sleeper, the rest alternately silly and builder."""
+    bots = {"cheater-1": "cheater", "sleeper-1": "sleeper"}
+    for k in range(1, count - 1):
+        kind = "builder" if k % 2 else "silly"
+        bots[f"{kind}-{k:02}"] = kind
+    return bots
+
+
+def tournament_demo(port: int, db: Path, log: Path, args: Any) -> None:
+    bots = demo_bots(args.bots)
+    host = HostProcess(
+        port, db, log, "--tournament", args.format, "--players", f"3-{args.players}", "--max-signups",
+        str(len(bots)), "--signup-window", "30", "--seed", str(args.seed), *(("--rounds", "3") if args.format ==
+                                                                               "swiss" else ()),
+    )
+    try:
+        host.wait_until_listening()
+        print(f"{len(bots)} bots sign up: " + ", ".join(f"{name}" for name in bots))
+        clients = start_clients(port, list(bots), bots)
+        follow(log, host)
+        wait_for_clients(clients, 60)
+    finally:
+        host.stop()
+    store = ResultsStore.open(db)
+    [tournament] = store.tournaments()[-1:]
+    print()
+    print(format_tournament(tournament))
+    store.close()
+
+
+ROUND_LINE = re.compile(r"\] (tournament \d+ (?:round \d+(?: of [^:]*)?: \d+ games, \d+ players$|round \d+: .*|is over.*))")
+
+
+def follow(log: Path, host: HostProcess, limit: float = 300.0) -> None:
+    """Print the host's round lines as they are logged, until the host stops."""
+    deadline = time.monotonic() + limit
+    seen = 0
+    while time.monotonic() < deadline:
+        done = host.process.poll() is not None
+        lines = log.read_text(errors="replace").splitlines() if log.is_file() else []
+        for line in lines[seen:]:
+            match = ROUND_LINE.search(line)
+            if match:
+                print(match.group(1), flush=True)
+        seen = len(lines)
+        if done:
+            return
+        time.sleep(0.2)
+    raise RuntimeError(f"the tournament did not end within {limit:g} s; see {log}")
 
 
 if __name__ == "__main__":

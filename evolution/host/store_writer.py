@@ -84,6 +84,7 @@ class StoreWriter:
         self._retry: Any = None
         self._failures = 0
         self._pending: set[Deferred] = set()
+        self._closing = False
 
     # -- start and stop ------------------------------------------------------------------
 
@@ -109,7 +110,10 @@ class StoreWriter:
             self._pool.stop()
 
     def close(self) -> Deferred[None]:
-        """Wait for the writes under way, try the journal once more, close the database."""
+        """Wait for the writes under way, try the journal once more, close the database (once)."""
+        if self.store is None or self._closing:
+            return succeed(None)
+        self._closing = True
         if self._retry is not None and self._retry.active():
             self._retry.cancel()
         pending = list(self._pending)
@@ -198,6 +202,8 @@ class StoreWriter:
 
     def _drain(self) -> None:
         """Apply the waiting writes in order until one is refused; rewrite the journal to match."""
+        if self.store is None:
+            return
         while self._waiting:
             operation = self._waiting[0]
             try:
@@ -272,7 +278,7 @@ class StoreWriter:
         self._schedule_retry()
 
     def _schedule_retry(self) -> None:
-        if self._retry is not None and self._retry.active():
+        if self._closing or (self._retry is not None and self._retry.active()):
             return
         delay = self.retry_delays[min(self._failures, len(self.retry_delays) - 1)]
         self._failures += 1
