@@ -1,7 +1,14 @@
 """The live web view: watch games as they are played, follow a tournament, replay any game.
 
-- ``push``: the hub of Server-Sent Event streams, with a bound per watcher;
-- ``summaries``, ``tables``, ``frames``: the JSON of games, tournaments,
-  the lobby, a game's table, what its players did, and replay frames (pure
-  functions of the host's values).
+A read-only web site served from the host's own reactor (plain
+``twisted.web``): a JSON API, and Server-Sent Events that push each page's
+picture when it changes.
+
+- ``service``: ``web_service(...)``, the one entry point the host wires in;
+- ``site``: routes, security headers, JSON answers, event streams;
+- ``push``: the hub of event streams, with a bound per watcher;
+- ``view``: what each page shows, from the game runner and the store;
+- ``reader``: reading the results store on a thread of its own;
+- ``summaries``, ``tables``, ``frames``: the JSON of games, tables and
+  replays (pure functions).
 """
