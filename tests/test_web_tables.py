@@ -1,10 +1,15 @@
-"""The web view's pure parts: tables and lines, the lobby, the leaderboard."""
+"""The web view's pure parts: tables and lines, the lobby, the leaderboard, the files it ships."""
 
 from __future__ import annotations
+
+import configparser
+import fnmatch
+from pathlib import Path
 
 import pytest
 from twisted.internet.task import Clock
 
+from conftest import REPO
 from evolution.host.records import EntrantRecord, TournamentRecord
 from evolution.net.signup import SignupConfig, SignupFactory
 from evolution.rules.cards import Card
@@ -122,3 +127,16 @@ def test_the_leaderboard_keeps_each_players_latest_swiss_rating():
     ])
     assert [(r["rank"], r["name"], r["ordinal"], r["tournament"], r["tournaments"]) for r in rows] == [
         (1, "ann", 24.0, 2, 2), (1, "cy", 24.0, 1, 1), (3, "bo", 17.0, 2, 1)]
+
+
+def test_every_file_of_the_pages_ships_in_the_package():
+    config = configparser.ConfigParser()
+    config.read(REPO / "setup.cfg")
+    patterns = [p.strip() for p in config["options.package_data"]["evolution"].split(",")]
+    static = REPO / "evolution" / "web" / "static"
+    files = [path.relative_to(REPO / "evolution").as_posix() for path in static.rglob("*") if path.is_file()]
+    assert files
+    unshipped = [name for name in files if not any(fnmatch.fnmatch(name, pattern) for pattern in patterns)]
+    assert unshipped == []
+    assert "evolution.web" in config["options"]["packages"].split()
+    assert Path(static / "page.html").read_text().count("<script") == 1  # one module, no inline script

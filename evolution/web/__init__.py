@@ -1,8 +1,9 @@
 """The live web view: watch games as they are played, follow a tournament, replay any game.
 
 A read-only web site served from the host's own reactor (plain
-``twisted.web``): a JSON API, and Server-Sent Events that push each page's
-picture when it changes.
+``twisted.web``): pages of plain HTML, CSS and JavaScript modules from
+``static/`` (no build step, nothing from other sites), a JSON API, and
+Server-Sent Events that push each page's picture when it changes.
 
 - ``service``: ``web_service(...)``, the one entry point the host wires in;
 - ``site``: routes, security headers, JSON answers, event streams;
