@@ -79,13 +79,15 @@ class HostProcess:
             self.process.wait(timeout=10)
 
 
-def start_clients(port: int, names: list[str], strategies: dict[str, str] | None = None) -> list[subprocess.Popen]:
+def start_clients(
+    port: int, names: list[str], strategies: dict[str, str] | None = None, think: float = 0.0
+) -> list[subprocess.Popen]:
     """Start one ``evolution-client`` process per name (with its strategy, default silly), all at once."""
     return [
         subprocess.Popen(
             [
                 sys.executable, "-m", "evolution.net.client_cli", "--port", str(port), "--name", name, "--quiet",
-                "--strategy", (strategies or {}).get(name, "silly"),
+                "--strategy", (strategies or {}).get(name, "silly"), "--think", str(think),
             ],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
@@ -121,6 +123,10 @@ def parser() -> ArgumentParser:
     p.add_argument("--games", type=int, metavar="N", help="play N single games instead of a tournament")
     p.add_argument("--players", type=int, default=8, choices=range(3, 9), metavar="3..8", help="bots per game")
     p.add_argument("--seed", type=int, default=2016, help="the first game's shuffle (default 2016)")
+    p.add_argument("--think", type=float, default=0.15, metavar="SECONDS",
+                   help="each bot's pause before an answer, so the games can be watched (default 0.15)")
+    p.add_argument("--linger", type=float, default=20.0, metavar="SECONDS",
+                   help="keep the host and its web view up this long after the tournament (default 20; Ctrl-C ends)")
     return p
 
 
@@ -139,6 +145,9 @@ def main(argv: list[str] | None = None) -> int:
             tournament_demo(port, db, log, args)
     except RuntimeError as error:
         print(f"demo: {error}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("demo: stopped")
         return 1
     return 0
 
@@ -178,43 +187,52 @@ def demo_bots(count: int) -> dict[str, str]:
 
 def tournament_demo(port: int, db: Path, log: Path, args: Any) -> None:
     bots = demo_bots(args.bots)
+    web = free_port()
     host = HostProcess(
         port, db, log, "--tournament", args.format, "--players", f"3-{args.players}", "--max-signups",
-        str(len(bots)), "--signup-window", "30", "--seed", str(args.seed), *(("--rounds", "3") if args.format ==
-                                                                               "swiss" else ()),
+        str(len(bots)), "--signup-window", "30", "--seed", str(args.seed), "--tournaments", "2",
+        "--web", f"tcp:{web}:interface=127.0.0.1", *(("--rounds", "3") if args.format == "swiss" else ()),
     )
     try:
         host.wait_until_listening()
-        print(f"{len(bots)} bots sign up: " + ", ".join(f"{name}" for name in bots))
-        clients = start_clients(port, list(bots), bots)
+        print(f"web view: http://127.0.0.1:{web}/  (live games, the bracket, replays)")
+        print(f"{len(bots)} bots sign up: " + ", ".join(bots))
+        clients = start_clients(port, list(bots), bots, args.think)
         follow(log, host)
         wait_for_clients(clients, 60)
+        store = ResultsStore.open(db)
+        [tournament] = store.tournaments()[:1]
+        print()
+        print(format_tournament(tournament))
+        store.close()
+        if args.linger > 0:
+            print(f"\nthe web view stays up for {args.linger:g} s more: http://127.0.0.1:{web}/tournaments/"
+                  f"{tournament.id} (Ctrl-C ends the demo)", flush=True)
+            time.sleep(args.linger)
     finally:
         host.stop()
-    store = ResultsStore.open(db)
-    [tournament] = store.tournaments()[-1:]
-    print()
-    print(format_tournament(tournament))
-    store.close()
 
 
-ROUND_LINE = re.compile(r"\] (tournament \d+ (?:round \d+(?: of [^:]*)?: \d+ games, \d+ players$|round \d+: .*|is over.*))")
+ROUND_LINE = re.compile(
+    r"\] (tournament \d+ (?:round \d+(?: of [^:]*)?: \d+ games, \d+ players$|round \d+: .*|is over.*))"
+)
 
 
-def follow(log: Path, host: HostProcess, limit: float = 300.0) -> None:
-    """Print the host's round lines as they are logged, until the host stops."""
+def follow(log: Path, host: HostProcess, limit: float = 600.0) -> None:
+    """Print the host's round lines as they are logged, until the first tournament is over."""
     deadline = time.monotonic() + limit
     seen = 0
     while time.monotonic() < deadline:
-        done = host.process.poll() is not None
+        if host.process.poll() is not None:
+            raise RuntimeError(f"the host stopped with status {host.process.returncode}; see {log}")
         lines = log.read_text(errors="replace").splitlines() if log.is_file() else []
         for line in lines[seen:]:
             match = ROUND_LINE.search(line)
             if match:
                 print(match.group(1), flush=True)
+                if " is over" in match.group(1):
+                    return
         seen = len(lines)
-        if done:
-            return
         time.sleep(0.2)
     raise RuntimeError(f"the tournament did not end within {limit:g} s; see {log}")
 

@@ -159,6 +159,7 @@ class Options(usage.Options):
         _whole("max-message", "largest message a signed-up client may send, in bytes"),
         _whole("max-depth", "deepest nesting a client's message may have"),
         _whole("max-connections", "most connections at once; more are answered \"game full\""),
+        ["web", None, None, "serve the live web view on this endpoint too, e.g. tcp:8080:interface=127.0.0.1"],
         ["tournament", None, None, "run tournaments instead of single games: knockout or swiss"],
         _whole("signup-periods", "with --tournament: sign-up periods before giving up"),
         _whole("min-signups", "with --tournament: players needed when a period ends"),
@@ -186,7 +187,9 @@ class Options(usage.Options):
         if self["deck"] == "sorted" and self["seed"] is not None:
             raise usage.UsageError("--seed shuffles the deck; it cannot go with --deck sorted")
         self._check_tournament()
-        self._check_port(self["port"])
+        self._check_port("port", self["port"])
+        if self["web"] is not None:
+            self._check_port("web", self["web"])
 
     def _check_tournament(self) -> None:
         mode = self["tournament"]
@@ -221,16 +224,16 @@ class Options(usage.Options):
             self["signup-window"] = SIGNUP_WINDOW["tournament"]
 
     @staticmethod
-    def _check_port(description: str) -> None:
+    def _check_port(option: str, description: str) -> None:
         shown = _quote(description, 200)  # paths of certificates
         try:
             check_server(description)  # nothing listens yet
         except EndpointError as error:
             raise usage.UsageError(
-                f"--port {shown} is not an endpoint such as tcp:45678: {error}"
+                f"--{option} {shown} is not an endpoint such as tcp:45678: {error}"
             ) from None
         except EndpointUnavailable as error:
-            raise StartupError(f"--port {shown}: {error}") from None
+            raise StartupError(f"--{option} {shown}: {error}") from None
 
 
 class TwistdOptions(Options):

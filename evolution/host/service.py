@@ -201,6 +201,12 @@ def makeService(options: Options, reactor: Any = None) -> service.MultiService:
     lobby.setServiceParent(top)
     if host.tournaments is not None:
         host.tournaments.setServiceParent(top)
+    if options["web"] is not None:
+        from evolution.web.service import web_service  # the web view's modules load only when asked for
+
+        web_service(
+            options["web"], reactor, host.runner, host.factory, options["db"], tournaments=host.tournaments
+        ).setServiceParent(top)
     endpoint = server_endpoint(reactor, options["port"])
     ListeningService(endpoint, host.factory, options["port"]).setServiceParent(top)
     return top

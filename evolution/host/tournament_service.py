@@ -53,6 +53,7 @@ class TournamentService(service.Service):
         self.runs: list[TournamentRun] = []
         self.done = 0
         self._waiters: list[tuple[int, Deferred]] = []
+        self._watchers: list[Callable[[int], None]] = []
 
     def startService(self) -> None:
         super().startService()
@@ -68,6 +69,7 @@ class TournamentService(service.Service):
         run = TournamentRun(self.writer.new_tournament_id(), self.settings, players, self.runner, self.writer)
         self.current = run
         self.runs = self.runs[-9:] + [run]
+        run.watch(lambda event, run: self._tell(run.id))
         run.play().addBoth(lambda result: self._finished())
 
     def give_up(self, players: list) -> None:
@@ -100,6 +102,21 @@ class TournamentService(service.Service):
                 self.stop()
         elif self.running:
             self.policy.open()
+
+    def in_progress(self) -> list[TournamentRecord]:
+        """The tournaments in progress, as they stand now."""
+        return [run.record() for run in self.runs if run.status == "running"]
+
+    def watch(self, callback: Callable[[int], None]) -> None:
+        """``callback(tournament_id)`` after each change: begun, a game over, a round over, over."""
+        self._watchers.append(callback)
+
+    def _tell(self, tournament_id: int) -> None:
+        for callback in list(self._watchers):
+            try:
+                callback(tournament_id)
+            except Exception:
+                log.failure("a watcher of tournament {id} failed", id=tournament_id)
 
     def when_over(self, count: int = 1) -> Deferred[int]:
         """Fires once ``count`` tournaments are over (finished or empty)."""

@@ -85,6 +85,8 @@ class TournamentRun:
         self.started_at = now()
         self.games_total = self.games_done = 0
         self.round_started = ""
+        self.rounds: list[RoundRecord] = []  # the rounds over
+        self.round_games: list[int] = []  # the games of the round under way that are over
         self.status = "running"
         self._watchers: list[Callable[[str, TournamentRun], None]] = []
 
@@ -100,6 +102,7 @@ class TournamentRun:
         )
         for entrant in self.entrants:
             entrant.handle.wait(lambda reason, entrant=entrant: self._failed_waiting(entrant, reason))
+        self.tell("begin")
         return ensureDeferred(self.manager.run()).addCallback(lambda _: self._over())
 
     def stop(self) -> None:
@@ -134,6 +137,7 @@ class TournamentRun:
 
         def settled(outcome: GameOutcome) -> GameReport:
             self.games_done += 1
+            self.round_games.append(outcome.record.id)
             self._progress(round)
             for entrant in game:
                 if entrant.failure is None:
@@ -178,7 +182,7 @@ class TournamentRun:
 
     def round_begins(self, round: int, games: list[list[Entrant]]) -> None:
         self.games_total, self.games_done = len(games), 0
-        self.round_started = now()
+        self.round_started, self.round_games = now(), []
         players = sum(len(game) for game in games)
         log.info(
             "tournament {id} round {round} of {of}: {games} games, {players} players",
@@ -191,7 +195,8 @@ class TournamentRun:
             return
         summary = self._summary(round, reports)
         log.info("tournament {id} round {round}: {summary}", id=self.id, round=round, summary=summary)
-        record = RoundRecord(round, self.round_started, now(), summary)
+        record = RoundRecord(round, self.round_started, now(), summary, tuple(self.round_games))
+        self.rounds.append(record)
         self.writer.write(round_over(self.id, record, self.entrant_records()))
         for entrant in self.entrants:
             if entrant.out_round == round:
@@ -252,9 +257,13 @@ class TournamentRun:
         return records
 
     def record(self) -> TournamentRecord:
+        """The tournament as it stands: entrants, the rounds over, and the round under way so far."""
+        rounds = list(self.rounds)
+        if self.status == "running" and self.manager.round > len(rounds):
+            rounds.append(RoundRecord(self.manager.round, self.round_started, "", "under way", tuple(self.round_games)))
         return TournamentRecord(
             self.id, self.settings.format, self.status, self.started_at, None, self.settings.recorded(),
-            tuple(self.entrant_records()),
+            tuple(self.entrant_records()), tuple(rounds),
         )
 
 

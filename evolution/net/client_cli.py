@@ -28,7 +28,7 @@ import sys
 from typing import Any
 
 from twisted.internet.defer import CancelledError, ensureDeferred
-from twisted.internet.task import react
+from twisted.internet.task import deferLater, react
 
 from evolution.cli import ArgumentParser
 from evolution.net.client import ClientError, play_remote
@@ -68,8 +68,38 @@ def retry_count(text: str) -> int:
     return _whole_number(text, 0, 1000)
 
 
+def think_time(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 <= value <= 60:
+        raise argparse.ArgumentTypeError(f"{value:g} is not within 0..60 seconds")
+    return value
+
+
+class Thinking:
+    """A player that waits ``seconds`` before each answer (to watch games at a human pace)."""
+
+    def __init__(self, player: Any, seconds: float, clock: Any) -> None:
+        self.player, self.seconds, self.clock = player, seconds, clock
+
+    def start(self, watering_hole: Any, me: Any) -> Any:
+        return self.player.start(watering_hole, me)
+
+    def choose(self, before: Any, after: Any) -> Any:
+        return deferLater(self.clock, self.seconds, self.player.choose, before, after)
+
+    def feed_next(self, state: Any) -> Any:
+        return deferLater(self.clock, self.seconds, self.player.feed_next, state)
+
+
 def parser() -> ArgumentParser:
-    p = ArgumentParser(prog="evolution-client", description="Sign up with an Evolution host and play until it hangs up: one game, or every game of a tournament.")
+    p = ArgumentParser(
+        prog="evolution-client",
+        description="Sign up with an Evolution host and play until it hangs up: one game, or every game of a "
+        "tournament.",
+    )
     p.add_argument("--host", default="127.0.0.1", help="the host's address (default 127.0.0.1)")
     p.add_argument("--port", type=port_number, default=45678, help="the host's port (default 45678)")
     p.add_argument("--name", default="silly bot", help="the name to sign up with (any string)")
@@ -82,6 +112,9 @@ def parser() -> ArgumentParser:
                    "system's authorities do (or --ca does)")
     p.add_argument("--ca", metavar="FILE", help="connect over TLS, trusting the PEM certificate in FILE (e.g. the "
                    "host's self-signed one)")
+    p.add_argument("--think", type=think_time, default=0.0, metavar="SECONDS",
+                   help="wait this long before each answer, e.g. to watch the games (default 0; keep it under "
+                   "the host's time limit)")
     p.add_argument("--quiet", action="store_true", help="print nothing when the game ends normally")
     return p
 
@@ -103,6 +136,9 @@ def main(argv: list[str] | None = None) -> None:
             raise SystemExit(1) from None
 
     async def run(reactor: Any) -> None:
+        nonlocal player
+        if args.think:
+            player = Thinking(player, args.think, reactor)
         game = ensureDeferred(play_remote(reactor, args.host, args.port, args.name, player, args.retries, tls=tls))
         reactor.addSystemEventTrigger("before", "shutdown", game.cancel)  # a signal stops the game, not just the loop
         try:

@@ -16,7 +16,8 @@ Offers two policies with the same small interface (``attach(factory)``,
   ``minimum``. If the last period ends with fewer, ``give_up(players)``.
   Sign-up is closed ("game full") until ``open()`` is called again.
 
-``status()`` says what the lobby is waiting for, for the web view.
+``status()`` says what the lobby is waiting for, for the web view: times
+are on the factory's clock (``starts_at``, ``period_ends_at``).
 """
 
 from __future__ import annotations
@@ -53,8 +54,9 @@ class _Timer:
             self.call.cancel()
         self.call = None
 
-    def seconds_left(self, clock: Any) -> float | None:
-        return max(0.0, self.call.getTime() - clock.seconds()) if self.call is not None else None
+    def ends_at(self) -> float | None:
+        """When the call is due (on the clock's time), or None if none is pending."""
+        return self.call.getTime() if self.call is not None and self.call.active() else None
 
 
 class GameLobby:
@@ -99,9 +101,11 @@ class GameLobby:
     def status(self) -> dict[str, Any]:
         return {
             "mode": "games",
-            "waiting": [connection.name for connection in self.factory.lobby],
-            "starts_in": self._window.seconds_left(self.factory.clock),
-            "accepting": self.accepting(),
+            "min_players": self.config.min_players,
+            "max_players": self.config.max_players,
+            "window": self.config.window,
+            "starts_at": self._window.ends_at(),
+            "open": self.accepting(),
         }
 
     def stop(self) -> None:
@@ -164,12 +168,13 @@ class SignupPeriods:
     def status(self) -> dict[str, Any]:
         return {
             "mode": "tournament",
-            "waiting": [connection.name for connection in self.factory.lobby],
-            "starts_in": self._timer.seconds_left(self.factory.clock),
+            "min_signups": self.minimum,
+            "max_signups": self.maximum,
+            "window": self.window,
             "period": self.period,
             "periods": self.periods,
-            "needed": self.minimum,
-            "accepting": self.is_open,
+            "period_ends_at": self._timer.ends_at(),
+            "open": self.is_open,
         }
 
     def stop(self) -> None:

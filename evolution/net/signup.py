@@ -253,6 +253,10 @@ class SignupFactory(ServerFactory):
             )
             self.policy.left()
 
+    def status(self) -> dict[str, Any]:
+        """Who is waiting, and what for (the policy's ``status``)."""
+        return {"waiting": [connection.name for connection in self.lobby], **self.policy.status()}
+
     def take_lobby(self) -> list[HostProtocol]:
         """Everyone in the lobby, in sign-up order; the lobby is empty again."""
         players, self.lobby = self.lobby, []

@@ -1,0 +1,103 @@
+"""The web view as a Twisted service: one entry point for ``twistd evolution --web ENDPOINT``.
+
+Offers:
+
+- ``web_service(endpoint, reactor, runner, lobby, db_path, tournaments=None,
+  **settings) -> WebService``: a service that, once started, serves the web
+  view on ``endpoint`` (an endpoint string: ``tcp:8080:interface=127.0.0.1``,
+  ``ssl:...``) from the host's reactor; ``runner`` is the host's
+  ``GameRunner``, ``lobby`` its ``SignupFactory`` (or None), ``db_path`` the
+  results store, ``tournaments`` an optional ``TournamentSource``
+  (``evolution.web.view``). ``settings``: ``store_refresh`` (seconds
+  between reads of a watched picture that comes from the store, 5) and the
+  push hub's (``interval``, ``stall_limit``, ``max_watchers``, ...:
+  ``evolution.web.push.Hub``);
+- ``WebService``: starts the store reader's thread, listens, and on stop
+  ends every event stream, stops listening and joins the reader's thread;
+- ``WebApp(reactor, runner, lobby, db_path, tournaments=None, **settings)``:
+  the parts (``view``, ``hub``, ``reader``, ``site``) without the listening
+  port, for tests; ``start()`` and ``stop()``;
+- ``build_site(view, hub, store_refresh) -> Site``: the ``twisted.web`` site alone.
+
+A port that cannot be had stops twistd with one sentence, as the game port
+does.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from twisted.application import service
+from twisted.internet import endpoints
+from twisted.web.server import Site
+
+from evolution.host.service import ListeningService
+from evolution.web.push import Hub
+from evolution.web.reader import StoreReader
+from evolution.web.site import WebResource
+from evolution.web.view import TournamentSource, WebView
+
+
+def build_site(view: WebView, hub: Hub, store_refresh: float = 5.0) -> Site:
+    site = Site(WebResource(view, hub, store_refresh))
+    site.displayTracebacks = False
+    site.noisy = False
+    return site
+
+
+class WebApp:
+    """The web view's parts, wired together, not yet listening (tests listen on a port of their own)."""
+
+    def __init__(
+        self,
+        reactor: Any,
+        runner: Any,
+        lobby: Any,
+        db_path: str,
+        tournaments: TournamentSource | None = None,
+        store_refresh: float = 5.0,
+        **settings: Any,
+    ) -> None:
+        self.reader = StoreReader(db_path, reactor)
+        self.view = WebView(runner, lobby, self.reader, reactor, tournaments)
+        self.hub = Hub(reactor, **settings)
+        self.view.changed = self.hub.mark
+        self.hub.tickers.append(self.view.check_lobby)
+        self.site = build_site(self.view, self.hub, store_refresh)
+
+    def start(self) -> None:
+        self.reader.start()
+
+    def stop(self) -> None:
+        """End every event stream, stop following the host, join the reader's thread."""
+        self.view.stop()
+        self.hub.close()
+        self.reader.stop()
+
+
+class WebService(service.MultiService):
+    def __init__(self, app: WebApp, endpoint: Any, description: str) -> None:
+        super().__init__()
+        self.app = app
+        ListeningService(endpoint, app.site, description).setServiceParent(self)
+
+    def startService(self) -> None:
+        self.app.start()  # here, not earlier: twistd may fork and shed privileges before
+        super().startService()
+
+    def stopService(self) -> Any:
+        self.app.stop()
+        return super().stopService()
+
+
+def web_service(
+    endpoint: str,
+    reactor: Any,
+    runner: Any,
+    lobby: Any,
+    db_path: str,
+    tournaments: TournamentSource | None = None,
+    **settings: Any,
+) -> WebService:
+    app = WebApp(reactor, runner, lobby, db_path, tournaments, **settings)
+    return WebService(app, endpoints.serverFromString(reactor, endpoint), endpoint)

@@ -1,0 +1,279 @@
+"""The web view over HTTP: pages, static files, the JSON API and the event streams (plain ``twisted.web``).
+
+Offers ``WebResource(view, hub, store_refresh)``, one leaf resource that routes
+every path itself (a dozen routes read better as one ``match`` than as a
+tree of resources), and ``StaticFiles``, the page files loaded once at
+start-up from the package (nothing on disk is looked up per request, so no
+path can reach outside them).
+
+Routes (GET and HEAD only; anything else is 405):
+
+    /                         the overview page
+    /games/ID                 a game's page
+    /tournaments/ID           a tournament's page
+    /static/...               the pages' scripts, style sheet and icon
+    /api/overview             JSON (see the README's "Web view" section)
+    /api/games                ?limit=N (1..500, default 100) &before=ID
+    /api/games/ID             a game: running (with its table) or finished
+    /api/games/ID/replay      a finished game's replay frames
+    /api/tournaments          every tournament
+    /api/tournaments/ID       one tournament, with its games
+    /api/.../events           Server-Sent Events: overview, games/ID, tournaments/ID
+
+Every response carries a strict Content-Security-Policy (scripts, styles
+and connections from this origin only; no inline script or style, no
+frames, no forms), ``nosniff``, no referrer and no framing; errors are one
+JSON sentence, never a traceback.
+
+Pictures read from the store (a tournament without a ``TournamentSource``,
+the overview's stored part) are drawn again every ``store_refresh`` seconds
+(the overview every twice that) while anyone watches, and sent only if they
+changed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any, Callable
+from urllib.parse import parse_qs
+
+from twisted.internet.defer import Deferred, maybeDeferred
+from twisted.logger import Logger
+from twisted.python.failure import Failure
+from twisted.web.resource import Resource
+from twisted.web.server import NOT_DONE_YET, Request
+
+from evolution.web.push import Hub, Message
+from evolution.web.reader import Busy
+from evolution.web.view import Encoded, Missing, WebView
+
+log = Logger()
+
+STATIC = Path(__file__).resolve().parent / "static"
+TYPES = {
+    ".html": b"text/html; charset=utf-8",
+    ".css": b"text/css; charset=utf-8",
+    ".js": b"text/javascript; charset=utf-8",
+    ".svg": b"image/svg+xml",
+    ".png": b"image/png",
+}
+PAGE = "page.html"  # one shell for every page: its script draws what the address names
+SECURITY_HEADERS = {
+    b"Content-Security-Policy": b"default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self';"
+    b" connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    b"X-Content-Type-Options": b"nosniff",
+    b"Referrer-Policy": b"no-referrer",
+    b"X-Frame-Options": b"DENY",
+    b"Cross-Origin-Opener-Policy": b"same-origin",
+    b"Cross-Origin-Resource-Policy": b"same-origin",
+    b"Server": b"evolution-host",
+}
+JSON_TYPE = b"application/json; charset=utf-8"
+MAX_ID = 10**12
+GAMES_LIMIT = 500
+
+
+class StaticFiles:
+    """The files under ``static/``, read once: path -> (bytes, content type, ETag)."""
+
+    def __init__(self, root: Path = STATIC) -> None:
+        self.files: dict[str, tuple[bytes, bytes, bytes]] = {}
+        for path in sorted(root.rglob("*")):
+            kind = TYPES.get(path.suffix)
+            if path.is_file() and kind is not None:
+                body = path.read_bytes()
+                etag = b'"' + hashlib.sha256(body).hexdigest()[:16].encode("ascii") + b'"'
+                self.files[path.relative_to(root).as_posix()] = (body, kind, etag)
+
+    def serve(self, request: Request, name: str) -> bytes:
+        found = self.files.get(name)
+        if found is None:
+            return _error(request, 404, f"no file {name}")
+        body, kind, etag = found
+        request.setHeader(b"Content-Type", kind)
+        request.setHeader(b"ETag", etag)
+        request.setHeader(b"Cache-Control", b"no-cache")
+        if request.getHeader(b"If-None-Match") == etag.decode("ascii"):
+            request.setResponseCode(304)
+            return b""
+        return body
+
+
+def _error(request: Request, code: int, sentence: str) -> bytes:
+    request.setResponseCode(code)
+    request.setHeader(b"Content-Type", JSON_TYPE)
+    request.setHeader(b"Cache-Control", b"no-store")
+    return json.dumps({"error": sentence}).encode("ascii")
+
+
+def _number(text: str) -> int | None:
+    """A path or query id: digits only, not absurdly large."""
+    if text.isascii() and text.isdigit() and int(text) < MAX_ID:
+        return int(text)
+    return None
+
+
+class BadQuery(Exception):
+    pass
+
+
+def _query_number(request: Request, name: str, default: int | None, low: int, high: int) -> int | None:
+    values = parse_qs(request.uri.partition(b"?")[2].decode("ascii", "replace")).get(name)
+    if not values:
+        return default
+    value = _number(values[-1])
+    if value is None or not low <= value <= high:
+        raise BadQuery(f"{name} takes a whole number from {low} to {high}")
+    return value
+
+
+class WebResource(Resource):
+    isLeaf = True
+
+    def __init__(self, view: WebView, hub: Hub, store_refresh: float = 5.0, static: StaticFiles | None = None) -> None:
+        super().__init__()
+        self.view = view
+        self.hub = hub
+        self.store_refresh = store_refresh
+        self.static = static if static is not None else StaticFiles()
+
+    def render(self, request: Request) -> bytes | int:
+        for name, value in SECURITY_HEADERS.items():
+            request.setHeader(name, value)
+        if request.method not in (b"GET", b"HEAD"):
+            request.setHeader(b"Allow", b"GET, HEAD")
+            return _error(request, 405, "the web view is read-only: GET and HEAD only")
+        parts = [segment.decode("utf-8", "replace") for segment in request.postpath]
+        while parts and parts[-1] == "":
+            parts.pop()
+        try:
+            return self.route(request, parts)
+        except BadQuery as error:
+            return _error(request, 400, str(error))
+
+    def route(self, request: Request, parts: list[str]) -> bytes | int:
+        match parts:
+            case []:
+                return self.static.serve(request, PAGE)
+            case ["games" | "tournaments", number] if _number(number) is not None:
+                return self.static.serve(request, PAGE)
+            case ["static", *path]:
+                return self.static.serve(request, "/".join(path))
+            case ["api", "overview"]:
+                return self.json(request, self.view.overview())
+            case ["api", "overview", "events"]:
+                return self.stream(request, "overview", self._overview_message, refresh=2 * self.store_refresh,
+                                   interval=0.5)
+            case ["api", "games"]:
+                limit = _query_number(request, "limit", 100, 1, GAMES_LIMIT)
+                before = _query_number(request, "before", None, 1, MAX_ID)
+                return self.json(request, self.view.games(limit, before))
+            case ["api", "games", number] if (game := _number(number)) is not None:
+                return self.json(request, self.view.game(game), f"there is no game {game}")
+            case ["api", "games", number, "replay"] if (game := _number(number)) is not None:
+                return self.json(request, self.view.replay(game))
+            case ["api", "games", number, "events"] if (game := _number(number)) is not None:
+                if not self.view.is_running(game):
+                    request.setResponseCode(204)  # not running: a browser's EventSource stops here
+                    return b""
+                return self.stream(request, f"game/{game}", lambda: self._game_message(game))
+            case ["api", "tournaments"]:
+                return self.json(request, self.view.tournaments())
+            case ["api", "tournaments", number] if (tournament := _number(number)) is not None:
+                return self.json(request, self.view.tournament(tournament), f"there is no tournament {tournament}")
+            case ["api", "tournaments", number, "events"] if (tournament := _number(number)) is not None:
+                return self.stream(
+                    request, f"tournament/{tournament}", lambda: self._tournament_message(tournament),
+                    refresh=self.store_refresh,
+                )
+        return _error(request, 404, "no such page")
+
+    # -- JSON ---------------------------------------------------------------------------
+
+    def json(self, request: Request, answer: Deferred, missing: str = "not found") -> int:
+        """Answer with the JSON the Deferred fires with (None: 404), once it fires."""
+        gone: list[bool] = []
+        request.notifyFinish().addErrback(lambda _: gone.append(True))
+
+        def write(value: Any) -> None:
+            if gone:
+                return
+            if value is None:
+                body = _error(request, 404, missing)
+            elif isinstance(value, Encoded):
+                body = self._encoded(request, value)
+            else:
+                request.setHeader(b"Content-Type", JSON_TYPE)
+                request.setHeader(b"Cache-Control", b"no-store")
+                body = json.dumps(value, separators=(",", ":")).encode("ascii")
+            request.setHeader(b"Content-Length", b"%d" % len(body))
+            if request.method != b"HEAD":
+                request.write(body)
+            request.finish()
+
+        def failed(failure: Failure) -> None:
+            if failure.check(Missing):
+                return write_error(404, failure.getErrorMessage())
+            if failure.check(Busy):
+                request.setHeader(b"Retry-After", b"2")
+                return write_error(503, "the web view is busy; try again in a moment")
+            log.failure("the web view failed to answer {uri}", failure, uri=request.uri)
+            return write_error(500, "the web view could not answer this; the host's log says why")
+
+        def write_error(code: int, sentence: str) -> None:
+            if not gone:
+                body = _error(request, code, sentence)
+                request.setHeader(b"Content-Length", b"%d" % len(body))
+                request.write(body)
+                request.finish()
+
+        answer.addCallback(write).addErrback(failed)
+        return NOT_DONE_YET
+
+    @staticmethod
+    def _encoded(request: Request, value: Encoded) -> bytes:
+        request.setHeader(b"Content-Type", JSON_TYPE)
+        request.setHeader(b"Cache-Control", b"no-store")
+        request.setHeader(b"Vary", b"Accept-Encoding")
+        if b"gzip" in (request.getHeader(b"Accept-Encoding") or b""):
+            request.setHeader(b"Content-Encoding", b"gzip")
+            return value.gzipped
+        return value.plain
+
+    # -- event streams ------------------------------------------------------------------
+
+    def stream(
+        self,
+        request: Request,
+        key: str,
+        render: Callable[[], Any],
+        refresh: float | None = None,
+        interval: float | None = None,
+    ) -> bytes | int:
+        request.setHeader(b"Content-Type", b"text/event-stream")
+        request.setHeader(b"Cache-Control", b"no-store")
+        request.setHeader(b"X-Accel-Buffering", b"no")
+        if request.method == b"HEAD":
+            return b""
+        if self.hub.watch(request, key, render, interval=interval, refresh=refresh) is None:
+            request.setHeader(b"Retry-After", b"10")
+            return _error(request, 503, "too many pages are watching this host; try again later")
+        return NOT_DONE_YET
+
+    def _overview_message(self) -> Deferred[Message]:
+        return self.view.overview().addCallback(lambda data: Message("overview", data))
+
+    def _game_message(self, game_id: int) -> Deferred[Message]:
+        live = self.view.live_game(game_id)
+        if live is not None:
+            return maybeDeferred(Message, "game", live)
+        return self.view.game(game_id).addCallback(lambda data: Message("over", data or {"id": game_id}, last=True))
+
+    def _tournament_message(self, tournament_id: int) -> Deferred[Message]:
+        return self.view.tournament(tournament_id).addCallback(
+            lambda data: Message("missing", {"id": tournament_id}, last=True)
+            if data is None
+            else Message("tournament", data)
+        )

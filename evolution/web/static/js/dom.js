@@ -1,0 +1,105 @@
+// Building pages with DOM calls only. Text is always set as text (Text nodes, textContent),
+// never parsed as HTML: a bot's name is data, whatever it holds.
+
+// h("a", {href: "/games/3", class: "game"}, "Game ", 3): an element with attributes and children.
+// Strings and numbers become Text nodes; null, undefined and false are left out.
+export function h(tag, props, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(props ?? {})) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key === "class") node.className = value;
+    else if (key === "text") node.textContent = value;
+    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else node.setAttribute(key, value === true ? "" : String(value));
+  }
+  add(node, children);
+  return node;
+}
+
+// Replace a node's children (null, undefined and false left out, as in h()).
+export function fill(node, ...children) {
+  node.replaceChildren();
+  return add(node, children);
+}
+
+export function add(node, children) {
+  for (const child of children.flat(Infinity)) {
+    if (child === null || child === undefined || child === false) continue;
+    node.append(child instanceof Node ? child : String(child));
+  }
+  return node;
+}
+
+// A name as the host's logs and command lines show it (evolution.text.escape): every character
+// a terminal or the page would interpret rather than show (control codes, bidirectional
+// overrides, invisible format characters, separators, lone surrogates, a backslash) written as
+// a visible escape such as \x1b or \u202e. One-to-one, so two names never look the same.
+const UNSAFE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Co}\p{Cn}\\]/gu;
+const NAMED = { "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t" };
+
+function hex(code, width) {
+  return code.toString(16).padStart(width, "0");
+}
+
+export function shown(text) {
+  return String(text).replace(UNSAFE, (char) => {
+    if (char in NAMED) return NAMED[char];
+    const code = char.codePointAt(0);
+    if (code <= 0xff) return "\\x" + hex(code, 2);
+    if (code <= 0xffff) return "\\u" + hex(code, 4);
+    return "\\U" + hex(code, 8);
+  });
+}
+
+// A player's name: escaped, cut by the style sheet when long, whole in the tooltip.
+export function nameOf(name, props = {}) {
+  const text = shown(name);
+  return h("span", { class: "name", title: text, ...props }, text);
+}
+
+export function seatClass(seat) {
+  return `seat-${((seat - 1) % 8) + 1}`;
+}
+
+const STEPS = {
+  start: "cards dealt",
+  choose: "playing cards",
+  "start-of-feeding": "feeding begins",
+  feed: "feeding",
+  "end-of-turn": "end of turn",
+  end: "game over",
+};
+
+export function stepName(step) {
+  return STEPS[step] ?? String(step);
+}
+
+export function ordinal(n) {
+  const teen = n % 100 >= 11 && n % 100 <= 13;
+  const suffix = teen ? "th" : { 1: "st", 2: "nd", 3: "rd" }[n % 10] ?? "th";
+  return `${n}${suffix}`;
+}
+
+export function plural(count, word, many = word + "s") {
+  return `${count} ${count === 1 ? word : many}`;
+}
+
+export function clock(iso) {
+  if (!iso) return "";
+  const when = new Date(iso);
+  return Number.isNaN(when.getTime()) ? String(iso) : when.toLocaleString();
+}
+
+export function section(title, ...children) {
+  return h("section", { class: "panel" }, h("h2", {}, title), ...children);
+}
+
+export function note(text, kind = "note") {
+  return h("p", { class: kind }, text);
+}
+
+// The game or tournament number of a page at /games/ID or /tournaments/ID.
+export function pageNumber() {
+  const number = Number(location.pathname.split("/").filter(Boolean)[1]);
+  return Number.isSafeInteger(number) ? number : null;
+}

@@ -1,0 +1,88 @@
+// The page of one game (/games/ID): live while it runs, then its result and its replay.
+
+import { lines, table } from "./board.js";
+import { clock, fill, h, nameOf, note, ordinal, section, shown, stepName } from "./dom.js";
+import { follow, getJSON, pageSubject, status } from "./live.js";
+import { Replay } from "./replay.js";
+
+const main = document.getElementById("main");
+
+function heading(game) {
+  const tournament = game.tournament;
+  document.title = `Game ${game.id} · Evolution host`;
+  return h("div", { class: "page-head" },
+    h("h1", {}, `Game ${game.id}`),
+    h("span", { class: `pill ${game.status}` }, game.status === "running" ? "live" : game.outcome === "finished" ? "finished" : "aborted"),
+    tournament ? h("a", { class: "pill link", href: `/tournaments/${tournament.id}` }, `Tournament ${tournament.id}, round ${tournament.round}`) : null,
+    h("span", { class: "when" }, `started ${clock(game.started_at)}`));
+}
+
+function showLive(game) {
+  const names = game.players.map((player) => player.name);
+  fill(main,
+    heading(game),
+    h("div", { class: "game-layout" },
+      table(game.table),
+      h("aside", { class: "side" }, h("h2", {}, "Last actions"), lines(game.lines, names))),
+  );
+}
+
+function result(game) {
+  const order = [...game.players].sort((a, b) => (a.rank ?? 99) - (b.rank ?? 99) || a.seat - b.seat);
+  return section("Result",
+    game.outcome !== "finished" ? note(`This game was ${game.outcome}.`, "warning") : null,
+    h("ol", { class: "result" }, order.map((player) =>
+      h("li", { class: player.rank === 1 ? "winner" : player.removed ? "out" : "" },
+        h("span", { class: "place" }, player.rank ? ordinal(player.rank) : "—"),
+        nameOf(player.name),
+        player.removed
+          ? h("span", { class: "reason" }, `removed in turn ${player.removed.turn} (${stepName(player.removed.step)}): ${shown(player.removed.reason)}`)
+          : h("span", { class: "score" }, `${player.score} pts`),
+        player.points !== undefined ? h("span", { class: "points" }, `${player.points} tournament pts`) : null))),
+    h("p", { class: "note" }, `${game.turns} turns · ${game.deck === "sorted" ? "sorted deck" : `deck shuffled with seed ${game.seed}`} · ended ${clock(game.ended_at)}`));
+}
+
+async function showFinished(game) {
+  status.set("done");
+  const replayRoot = h("div", { class: "replay" }, note("Loading the replay…"));
+  fill(main, heading(game), result(game), section("Replay", replayRoot));
+  if (!game.replay) {
+    fill(replayRoot, note("This game has no stored message log to replay."));
+    return;
+  }
+  try {
+    const replay = await getJSON(game.replay);
+    if (!replay.frames.length) {
+      fill(replayRoot, note("The replay has no steps: the game ended before its first turn."));
+      return;
+    }
+    const places = new Map(game.players.filter((p) => p.rank).map((p) => [p.seat, p.rank]));
+    new Replay(replayRoot, replay, game.players.map((p) => p.name), places);
+    if (!replay.reproduced) {
+      replayRoot.prepend(h("div", { class: "warning" },
+        h("p", {}, "The replay does not reproduce the stored game exactly:"),
+        h("ul", {}, replay.differences.map((text) => h("li", {}, text)))));
+    }
+  } catch (error) {
+    fill(replayRoot, note(`No replay: ${error.message}`, "warning"));
+  }
+}
+
+async function start() {
+  const game = await pageSubject(main, "Game", "/api/games");
+  if (game === null) return;
+  if (game.status !== "running") {
+    await showFinished(game);
+    return;
+  }
+  showLive(game);
+  follow(`/api/games/${game.id}/events`, {
+    game: (data) => showLive(data),
+    over: (data, source) => {
+      source.close();
+      showFinished(data);
+    },
+  }, start);
+}
+
+start();

@@ -1,0 +1,112 @@
+// The page of one tournament (/tournaments/ID): the bracket (knockout) or the round-by-round
+// table (Swiss), the standings with ratings, failures with their reasons; live while it runs.
+
+import { clock, fill, h, nameOf, note, ordinal, plural, section, shown } from "./dom.js";
+import { follow, pageSubject, status } from "./live.js";
+import { standingsTable } from "./standings.js";
+
+const main = document.getElementById("main");
+
+// Games by round, each round's games in id order (running games included).
+function rounds(tournament) {
+  const byRound = new Map();
+  for (const game of tournament.game_summaries) {
+    const round = game.tournament?.round ?? 0;
+    if (!byRound.has(round)) byRound.set(round, []);
+    byRound.get(round).push(game);
+  }
+  return [...byRound.entries()].sort(([a], [b]) => a - b);
+}
+
+function placeOf(player) {
+  return player.rank ? ordinal(player.rank) : player.removed ? "out" : "";
+}
+
+// Knockout: a column per round; in each game, who advanced (played in the next round, or won).
+function bracket(tournament) {
+  const byRound = rounds(tournament);
+  const winners = new Set(tournament.winners);
+  const finished = tournament.status !== "running";
+  const columns = byRound.map(([round, games], i) => {
+    const next = byRound[i + 1];
+    const advanced = next ? new Set(next[1].flatMap((game) => game.players.map((p) => p.name))) : finished ? winners : new Set();
+    return h("div", { class: "round" },
+      h("h3", {}, i === byRound.length - 1 && finished && winners.size ? "Final" : `Round ${round}`),
+      games.map((game) => h("a", { class: `bracket-game ${game.status}`, href: `/games/${game.id}` },
+        h("div", { class: "bracket-title" }, `Game ${game.id}`, game.status === "running" ? h("span", { class: "pill running" }, "live") : null),
+        h("ol", {}, [...game.players].sort((a, b) => (a.rank ?? 99) - (b.rank ?? 99)).map((player) =>
+          h("li", { class: advanced.has(player.name) ? "advanced" : player.removed ? "out" : "" },
+            h("span", { class: "mark", "aria-label": advanced.has(player.name) ? "advanced" : "" }, advanced.has(player.name) ? "✓" : ""),
+            nameOf(player.name),
+            h("span", { class: "score" }, player.removed ? "removed" : player.score ?? "")))))));
+  });
+  return section("Bracket",
+    h("p", { class: "note" }, "✓ marks who went on to the next round (or won the final)."),
+    columns.length ? h("div", { class: "bracket" }, columns) : note("No round has been played yet."));
+}
+
+// Swiss: a row per player, a column per round: its place and points in that round's game.
+function roundTable(tournament) {
+  const byRound = rounds(tournament);
+  const cells = new Map();
+  for (const [round, games] of byRound) {
+    for (const game of games) {
+      for (const player of game.players) cells.set(`${player.name}\u0000${round}`, { game, player });
+    }
+  }
+  return section("Round by round",
+    h("div", { class: "scroll" }, h("table", { class: "grid rounds" },
+      h("thead", {}, h("tr", {}, h("th", {}, "Player"), byRound.map(([round]) => h("th", {}, `Round ${round}`)), h("th", {}, "Points"))),
+      h("tbody", {}, tournament.standings.map((row) => h("tr", {},
+        h("td", {}, nameOf(row.name)),
+        byRound.map(([round]) => {
+          const cell = cells.get(`${row.name}\u0000${round}`);
+          if (!cell) return h("td", { class: "muted" }, "—");
+          const { game, player } = cell;
+          return h("td", {}, h("a", { href: `/games/${game.id}`, title: `game ${game.id}` },
+            game.status === "running" ? "playing…" : placeOf(player),
+            player.points !== undefined ? h("span", { class: "muted" }, ` · ${player.points} pts`) : null));
+        }),
+        h("td", {}, h("b", {}, row.points))))))));
+}
+
+function failures(tournament) {
+  if (!tournament.failures.length) return null;
+  return section("Failures",
+    h("ul", { class: "removals" }, tournament.failures.map((failure) =>
+      h("li", {}, nameOf(failure.name), ` failed in round ${failure.round}: `, h("span", { class: "reason" }, shown(failure.reason ?? ""))))));
+}
+
+function render(tournament) {
+  document.title = `Tournament ${tournament.id} · Evolution host`;
+  const live = tournament.status === "running";
+  if (!live) status.set("done");
+  fill(main,
+    h("div", { class: "page-head" },
+      h("h1", {}, `Tournament ${tournament.id}`),
+      h("span", { class: `pill ${tournament.status}` }, tournament.status),
+      h("span", { class: "muted" }, `${tournament.format} · ${plural(tournament.rounds.length, "round")} · ${plural(tournament.standings.length, "player")}`),
+      h("span", { class: "when" }, `started ${clock(tournament.started_at)}`, tournament.ended_at ? ` · ended ${clock(tournament.ended_at)}` : "")),
+    tournament.winners.length ? h("p", { class: "winners big" }, "★ ", tournament.winners.map((name, i) => [i ? ", " : "", nameOf(name)])) : null,
+    h("div", { class: "tournament-layout" },
+      section("Standings", standingsTable(tournament)),
+      tournament.format === "swiss" ? roundTable(tournament) : bracket(tournament),
+      failures(tournament)));
+}
+
+async function start() {
+  const tournament = await pageSubject(main, "Tournament", "/api/tournaments");
+  if (tournament === null) return;
+  render(tournament);
+  if (tournament.status === "running") {
+    follow(`/api/tournaments/${tournament.id}/events`, {
+      tournament: (data, source) => {
+        render(data);
+        if (data.status !== "running") source.close();
+      },
+      missing: (_, source) => source.close(),
+    }, start);
+  }
+}
+
+start();

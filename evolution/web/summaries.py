@@ -1,0 +1,131 @@
+"""Games, tournaments, the lobby and the rating leaderboard as the web view's JSON.
+
+Offers pure functions from the host's values to JSON (the README's "Web
+view" section documents each shape):
+
+- ``finished_game(record)``: a stored (or just finished) game: times, deck,
+  outcome, turns, tournament, and every seat with its score and rank, or when
+  and why it was removed;
+- ``running_game(game)``: a game in progress: its players with the score
+  they would have now, its turn and step;
+- ``lobby_json(lobby, clock)``: who is waiting, and when the sign-up window
+  starts a game (or, in tournament mode, which sign-up period runs and how
+  long it has left);
+- ``leaderboard(tournaments)``: every player's Swiss rating from the latest
+  stored Swiss tournament it played in, best first by ``mu - 3 sigma`` (the
+  conservative value the Swiss standings sort by); equal values share a rank.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Iterable
+
+from evolution.host.records import GameRecord, SeatRecord, TournamentRecord
+
+if TYPE_CHECKING:
+    from evolution.host.games import RunningGame
+
+Json = Any
+LEADERS = 50
+
+
+def _tournament(tournament_id: int | None, round: int | None) -> Json:
+    return None if tournament_id is None else {"id": tournament_id, "round": round}
+
+
+def seat_json(seat: SeatRecord) -> Json:
+    data: dict[str, Any] = {"seat": seat.seat, "name": seat.name, "score": seat.score, "rank": seat.rank}
+    data["removed"] = (
+        None
+        if seat.removed_reason is None
+        else {"turn": seat.removed_turn, "step": seat.removed_step, "reason": seat.removed_reason}
+    )
+    if seat.points is not None:
+        data["points"] = seat.points
+    return data
+
+
+def finished_game(record: GameRecord) -> Json:
+    return {
+        "id": record.id,
+        "status": "finished",
+        "outcome": record.outcome,
+        "started_at": record.started_at,
+        "ended_at": record.ended_at,
+        "turns": record.turns,
+        "deck": record.deck,
+        "seed": record.seed,
+        "tournament": _tournament(record.tournament_id, record.round),
+        "players": [seat_json(seat) for seat in record.players],
+    }
+
+
+def running_game(game: RunningGame) -> Json:
+    dealer = game.dealer
+    in_game = {player.id: player for player in dealer.table.players}
+    removed = {removal.id: removal for removal in dealer.removals}
+    players = []
+    for seat, name in enumerate(game.names, start=1):
+        player, removal = in_game.get(seat), removed.get(seat)
+        players.append(
+            {
+                "seat": seat,
+                "name": name,
+                "score": player.score() if player is not None else None,
+                "removed": None
+                if removal is None
+                else {"turn": removal.turn, "step": removal.step, "reason": removal.reason},
+            }
+        )
+    seating = game.seating
+    return {
+        "id": game.id,
+        "status": "running",
+        "started_at": game.started_at,
+        "turn": dealer.turn,
+        "step": dealer.step,
+        "tournament": _tournament(seating.tournament_id, seating.round) if seating else None,
+        "players": players,
+    }
+
+
+def lobby_json(lobby: Any, clock: Any) -> Json:
+    """The sign-up lobby (``SignupFactory.status``), with the countdown in seconds from now."""
+    if lobby is None:
+        return {"mode": "games", "waiting": [], "open": False, "starts_in": None}
+    data = dict(lobby.status())
+    for at, left in (("starts_at", "starts_in"), ("period_ends_at", "period_ends_in")):
+        if at in data:
+            when = data.pop(at)
+            data[left] = None if when is None else round(max(0.0, when - clock.seconds()), 2)
+    return data
+
+
+def lobby_digest(lobby: Any) -> tuple:
+    """What changes when the lobby's picture does (the countdown runs in the page)."""
+    return () if lobby is None else tuple(sorted((key, str(value)) for key, value in lobby.status().items()))
+
+
+def leaderboard(tournaments: Iterable[TournamentRecord], limit: int = LEADERS) -> list[Json]:
+    latest: dict[str, Json] = {}
+    played: dict[str, int] = {}
+    for tournament in sorted(tournaments, key=lambda t: t.id):
+        if tournament.format != "swiss":
+            continue
+        for entrant in tournament.entrants:
+            if entrant.rating_mu is None or entrant.rating_sigma is None:
+                continue
+            played[entrant.name] = played.get(entrant.name, 0) + 1
+            latest[entrant.name] = {
+                "name": entrant.name,
+                "rating": round(entrant.rating_mu, 3),
+                "rating_sigma": round(entrant.rating_sigma, 3),
+                "ordinal": round(entrant.rating_mu - 3 * entrant.rating_sigma, 3),
+                "tournament": tournament.id,
+            }
+    rows = sorted(latest.values(), key=lambda row: (-row["ordinal"], row["name"]))[:limit]
+    for index, row in enumerate(rows):
+        tied = index and rows[index - 1]["ordinal"] == row["ordinal"]
+        row["rank"] = rows[index - 1]["rank"] if tied else index + 1
+        row["tournaments"] = played[row["name"]]
+    return rows

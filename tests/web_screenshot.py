@@ -1,0 +1,95 @@
+"""Draw the README's screenshot of the web view: a live game between six bots that think.
+
+    .venv/bin/python tests/web_screenshot.py docs/web-view.png [--width 1440] [--height 720] [--dark] [--seed S]
+
+Runs a host with its web view on loopback in this process, signs up six
+slow silly bots, and once the game is in its second turn's feeding, has
+headless Chromium (``browser.chromium``) open the game's page and take a
+picture of it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from twisted.internet import reactor  # noqa: E402
+from twisted.internet.defer import ensureDeferred  # noqa: E402
+from twisted.internet.threads import blockingCallFromThread, deferToThread  # noqa: E402
+
+from browser import chromium, missing  # noqa: E402
+from hosting import until  # noqa: E402
+from webhosting import SlowPlayer, WebHost  # noqa: E402
+
+NAMES = ["Darwin's finch", "wallace", "<b>Lamarck</b>", "mendel-bot 2", "Tiktaalik", "haeckel"]
+
+
+async def started(host: WebHost) -> str:
+    """Sign the bots up; once their game is feeding in its second turn, the URL of its page."""
+    for name in NAMES:
+        host.client(name, SlowPlayer(0.5))
+    await until(lambda: host.runner.running)
+    [game] = host.runner.running.values()
+    await until(lambda: game.dealer.turn >= 2 and game.dealer.step == "feed" or game.id not in host.runner.running)
+    return host.url(f"/games/{game.id}")
+
+
+def shoot(host: WebHost, arguments: Any) -> None:
+    """On a worker thread: a browser ready first, then the game, then the picture."""
+    with chromium() as browser:
+        page = browser.new_page(
+            viewport={"width": arguments.width, "height": arguments.height},
+            color_scheme="dark" if arguments.dark else "light",
+        )
+        page.goto(host.url("/"))
+        url = blockingCallFromThread(reactor, lambda: ensureDeferred(started(host)))
+        page.goto(url)
+        page.wait_for_selector(".species")
+        page.wait_for_selector(".status.live, .controls")
+        page.wait_for_timeout(400)
+        page.screenshot(path=str(arguments.path))
+
+
+async def draw(arguments: Any, folder: Path) -> None:
+    host = WebHost(folder, "--players", "6-6", "--timeout", "2", "--seed", str(arguments.seed))
+    try:
+        await deferToThread(shoot, host, arguments)
+    finally:
+        await host.stop()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("path", type=Path)
+    parser.add_argument("--width", type=int, default=1440)
+    parser.add_argument("--height", type=int, default=720)
+    parser.add_argument("--seed", type=int, default=5)
+    parser.add_argument("--dark", action="store_true")
+    arguments = parser.parse_args()
+    reason = missing()
+    if reason:
+        print(f"web_screenshot: {reason}", file=sys.stderr)
+        return 1
+    outcome: list[Any] = []
+
+    def run(folder: str) -> None:
+        done = ensureDeferred(draw(arguments, Path(folder)))
+        done.addBoth(lambda result: (outcome.append(result), reactor.stop()))
+
+    with tempfile.TemporaryDirectory() as folder:
+        reactor.callWhenRunning(run, folder)
+        reactor.run()
+    if outcome and hasattr(outcome[0], "printTraceback"):
+        outcome[0].printTraceback()
+        return 1
+    print(f"wrote {arguments.path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
