@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 NODE_KIT := examples/javascript/node_modules/.installed
 
-.PHONY: demo demo-games test bench local clean
+.PHONY: demo demo-games test bench soak local clean
 
 $(STAMP): setup.cfg pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -30,9 +30,13 @@ demo-games: $(STAMP)
 test: $(STAMP) $(NODE_KIT)
 	$(BIN)/python -m pytest
 
-## bench: speed figures (printed, never asserted)
+## bench: speed figures (printed, never asserted); the load part alone: python -m bench load --bots N
 bench: $(STAMP)
 	$(BIN)/python -m bench
+
+## soak: 2,000 bots on one host for 2 minutes; fails if an honest bot is removed or a game is not stored
+soak: $(STAMP)
+	$(BIN)/python -m bench.soak
 
 ## local: one in-process game of 8 silly players
 local: $(STAMP)

@@ -20,12 +20,17 @@ def _cpu() -> str:
 
 
 def main(argv: list[str]) -> int:
+    """``python -m bench [NAME ...]``, or ``python -m bench NAME --option ...`` for one benchmark's options."""
     names = sorted(
         info.name[len("bench_"):]
         for info in pkgutil.iter_modules([str(Path(__file__).parent)])
         if info.name.startswith("bench_")
     )
-    chosen = argv or names
+    split = next((i for i, arg in enumerate(argv) if arg.startswith("-")), len(argv))
+    chosen, options = argv[:split] or names, argv[split:]
+    if options and len(chosen) != 1:
+        print("bench: options go with one benchmark: python -m bench NAME --option ...", file=sys.stderr)
+        return 2
     unknown = [name for name in chosen if name not in names]
     if unknown:
         print(f"bench: no benchmark named {', '.join(unknown)}; known: {', '.join(names)}", file=sys.stderr)
@@ -33,7 +38,8 @@ def main(argv: list[str]) -> int:
     print(f"# Python {platform.python_version()} on {platform.machine()}, {_cpu()}")
     for name in chosen:
         print(f"\n## {name}")
-        importlib.import_module(f"bench.bench_{name}").main()
+        module = importlib.import_module(f"bench.bench_{name}")
+        module.main(options) if options else module.main()
     return 0
 
 

@@ -47,9 +47,9 @@ def _cpu() -> tuple[float, float]:
 async def run(folder: Path) -> tuple[list[float], tuple[float, float]]:
     options = Options()
     options.parseOptions(["--db", str(folder / "r.sqlite"), "--players", f"{PLAYERS}-{PLAYERS}"])
-    store = StoreWriter(options["db"], reactor)
-    store.open()
-    factory, runner, _ = build_host(options, store, reactor)
+    writer = StoreWriter(options["db"], reactor)
+    writer.open()
+    factory, runner, _ = build_host(options, writer, reactor)
     factory.protocol = CountingProtocol
     port = reactor.listenTCP(0, factory, interface="127.0.0.1").getHost().port
     walls, cpu, messages = [], [0.0, 0.0], 0
@@ -76,7 +76,7 @@ async def run(folder: Path) -> tuple[list[float], tuple[float, float]]:
             [getProcessValue(client[0], client[1:] + ["--name", f"b{game}-{i}"], env=None) for i in range(PLAYERS)]
         )
     await runner.when_games_over(GAMES)
-    await store.close()
+    await writer.close()
     per_message = 1e6 / max(messages, 1)
     return walls, (cpu[0] * per_message, cpu[1] * per_message)
 
