@@ -213,3 +213,18 @@ def test_the_client_prints_what_a_host_sends_escaped():
     assert err.startswith("evolution-client '\\x1b[2J\\x07\\x9b\\u2028\\u202e': the host sent an invalid start message")
     assert "\\u202e" in err
     assert [char for char in err[:-1] if unicodedata.category(char) in {"Cc", "Cf", "Zl", "Zp"}] == []
+
+
+def test_client_processes_play_the_seed_002_dialect(tmp_path):
+    db = tmp_path / "results.sqlite"
+    port = free_port()
+    host = HostProcess(port, db, tmp_path / "host.log", "--dialect", "seed002", "--players", "3-3", "--games", "1")
+    try:
+        host.wait_until_listening()
+        clients = run_clients(port, ["Hello", "Hello", "Hello"], 60.0, "--dialect", "seed002")
+        assert host.wait() == 0
+    finally:
+        host.stop()
+    assert [client.returncode for client in clients] == [0, 0, 0], [client.stderr for client in clients]
+    [game] = stored_games(db)
+    assert game["outcome"] == "finished" and all(seat["rank"] for seat in game["players"])

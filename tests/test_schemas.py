@@ -27,7 +27,8 @@ from evolution.wire.messages import message_kind
 from evolution.wire.schema_reasons import json_key
 from evolution.wire.schemas import SCHEMAS, schema_dir, show
 
-WIRE = ["signup", "signup-reply", "start", "choose", "feed-next", "action4", "feeding-choice", "score"]
+WIRE = ["signup", "signup-reply", "start", "choose", "feed-next", "action4", "feeding-choice", "score", "removed",
+        "seed002/start", "seed002/choose", "seed002/feed-next"]
 HARNESS = ["harness/xattack", "harness/xfeed", "harness/xsilly", "harness/xstep", "harness/xstep4"]
 TRAITS = (
     '"carnivore", "ambush", "burrowing", "climbing", "cooperation", "fat-tissue", "fertile", "foraging", '
@@ -68,8 +69,24 @@ def deep(levels: int, inner=0):
 DEEP = deep(5000)
 DEEP_SHOWN = re.compile(r"^\[\[\[\[.*\.\.\..*\]\]\]\] is not (an integer|a string|a trait .*)$")
 
+ME = [["id", 1], ["species", [sp()]], ["bag", 0]]
+
 # (schema, value, path, reason): reason is the exact text, or a pattern for the deep cases.
 MALFORMED = [
+    # the removed message and the seed-002 dialect
+    ("removed", ["removed"], "removed", "has 1 element, expected 2"),
+    ("removed", ["removed", 3], "removed", "3 is not a string"),
+    ("removed", ["gone", "x"], "removed", 'expected "removed", got "gone"'),
+    ("seed002/start", ["begin", ME], "start", 'expected "start", got "begin"'),
+    ("seed002/start", ["start", [["id", 0], ["species", [sp()]], ["bag", 0]]], "start.id", "0 is less than 1"),
+    ("seed002/start", ["start", ME, 1], "start", "has 3 elements, expected 2"),
+    ("seed002/choose", ["choose", [[], []]], "choose.after", "has 0 elements, expected 1..8"),
+    ("seed002/choose", ["choose", [5, [[sp()]]]], "choose.before", "5 is not an array"),
+    ("seed002/choose", ["chose", [[], [[sp()]]]], "choose", 'expected "choose", got "chose"'),
+    ("seed002/feed-next", ["feed", 0, [], ME], "feed-next.watering-hole", "0 is less than 1"),
+    ("seed002/feed-next", ["feed", 1, [[sp()]]], "feed-next", "has 3 elements, expected 4"),
+    ("seed002/feed-next", ["feed", 1, [[sp()]], [["id", 1], ["species", [sp()]], ["bag", -1]]],
+     "feed-next.player.bag", "-1 is less than 0"),
     # wrong types
     ("signup", 3, "signup", "3 is not a string"),
     ("signup", None, "signup", "null is not a string"),

@@ -80,14 +80,14 @@ class HostProcess:
 
 
 def start_clients(
-    port: int, names: list[str], strategies: dict[str, str] | None = None, think: float = 0.0
+    port: int, names: list[str], strategies: dict[str, str] | None = None, think: float = 0.0, *extra: str
 ) -> list[subprocess.Popen]:
     """Start one ``evolution-client`` process per name (with its strategy, default silly), all at once."""
     return [
         subprocess.Popen(
             [
                 sys.executable, "-m", "evolution.net.client_cli", "--port", str(port), "--name", name, "--quiet",
-                "--strategy", (strategies or {}).get(name, "silly"), "--think", str(think),
+                "--strategy", (strategies or {}).get(name, "silly"), "--think", str(think), *extra,
             ],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
@@ -98,9 +98,9 @@ def start_clients(
     ]
 
 
-def run_clients(port: int, names: list[str], limit: float = 60.0) -> list[subprocess.CompletedProcess]:
-    """Start one ``evolution-client`` process per name, all at once; wait for all."""
-    return wait_for_clients(start_clients(port, names), limit)
+def run_clients(port: int, names: list[str], limit: float = 60.0, *extra: str) -> list[subprocess.CompletedProcess]:
+    """Start one ``evolution-client`` process per name (``extra``: more options), all at once; wait for all."""
+    return wait_for_clients(start_clients(port, names, None, 0.0, *extra), limit)
 
 
 def wait_for_clients(processes: list[subprocess.Popen], limit: float) -> list[subprocess.CompletedProcess]:

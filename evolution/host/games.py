@@ -46,6 +46,7 @@ from evolution.rules.dealer import Dealer
 from evolution.rules.results import GameResult
 from evolution.text import escape
 from evolution.wire.codec import score_to_json
+from evolution.wire.dialects import SEED000, Dialect
 
 log = Logger()
 
@@ -57,10 +58,12 @@ class GameSettings:
     seed: int | None = None  # first game's seed; later games count up from it
     send_scores: bool = False
     parallel_choose: bool = False
+    dialect: Dialect = SEED000
+    tell_removed: bool = False  # send ["removed", reason] before hanging up on a removed player
 
     def recorded(self) -> dict[str, Any]:
         """What a stored game keeps of the settings it was played with."""
-        return {"timeout": self.timeout, "parallel_choose": self.parallel_choose}
+        return {"timeout": self.timeout, "parallel_choose": self.parallel_choose, "dialect": self.dialect.name}
 
 
 @dataclass(frozen=True)
@@ -100,7 +103,8 @@ class RunningGame:
         settings = runner.settings
         self.log = GameLog(runner.clock)
         self.proxies = [
-            ProxyPlayer(connection, connection.name, runner.clock, settings.timeout) for connection in connections
+            ProxyPlayer(connection, connection.name, runner.clock, settings.timeout, settings.dialect, seat)
+            for seat, connection in enumerate(connections, start=1)
         ]
         deck = Deck.sorted() if seed is None else Deck.shuffled(seed)
         self.dealer = Dealer.new_game(self.proxies, deck, self._observe, settings.parallel_choose)
@@ -133,7 +137,7 @@ class RunningGame:
                 step=removal.step,
                 reason=escape(removal.reason),
             )
-            proxy.close()
+            self.runner.hang_up(self.connections[removal.id - 1], removal.reason)
         self.runner.tell(event, self)
 
     def play(self) -> Deferred[GameResult]:
@@ -157,7 +161,8 @@ class RunningGame:
         )
 
     def send_scores(self, result: GameResult | None) -> None:
-        if result is not None and self.runner.settings.send_scores and result.ranking:
+        settings = self.runner.settings
+        if result is not None and (settings.send_scores or settings.dialect.always_scores) and result.ranking:
             message = score_to_json(result.ranking)
             for entry in result.ranking:
                 self.connections[entry.id - 1].sendMessage(message)
@@ -227,6 +232,12 @@ class GameRunner:
             lambda result: self._over(game, result, "finished"), lambda failure: self._crashed(game, failure)
         )
         return game.over
+
+    def hang_up(self, connection: HostProtocol, reason: str) -> None:
+        """Close a removed player's connection; with ``tell_removed``, say why first."""
+        if self.settings.tell_removed:
+            connection.sendMessage(["removed", reason])
+        connection.close()
 
     def start_game(self, connections: list[HostProtocol]) -> Deferred[GameOutcome]:
         """The lobby's callback: play a game, then hang up on everyone."""

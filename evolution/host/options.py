@@ -24,6 +24,7 @@ from evolution.net.endpoints import EndpointError, EndpointUnavailable, check_se
 from evolution.net.signup import DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_REPLY, DEFAULT_NUMBER_GRACE, SIGNUP_MAX_BYTES
 from evolution.rules.dealer import MAX_PLAYERS, MIN_PLAYERS
 from evolution.text import short
+from evolution.wire.dialects import DIALECTS
 from evolution.wire.framing import DEFAULT_MAX_DEPTH
 
 USAGE_STATUS, STARTUP_STATUS = 2, 1
@@ -159,6 +160,8 @@ class Options(usage.Options):
         _whole("max-message", "largest message a signed-up client may send, in bytes"),
         _whole("max-depth", "deepest nesting a client's message may have"),
         _whole("max-connections", "most connections at once; more are answered \"game full\""),
+        ["dialect", None, "seed000", "the protocol's dialect: seed000 (the course's) or seed002 (tagged messages, "
+         "\"ack\", the scores to every player at the end)"],
         ["web", None, None, "serve the live web view on this endpoint too, e.g. tcp:8080:interface=127.0.0.1"],
         ["tournament", None, None, "run tournaments instead of single games: knockout or swiss"],
         _whole("signup-periods", "with --tournament: sign-up periods before giving up"),
@@ -170,6 +173,7 @@ class Options(usage.Options):
     optFlags = [
         ["send-scores", None, "send the final score message [[id, score], ...] before closing"],
         ["parallel-choose", None, "ask choose of every player at once (default: one at a time, as the course server)"],
+        ["tell-removed", None, "send a removed player [\"removed\", reason] before hanging up (default: just hang up)"],
     ]
 
     def postOptions(self) -> None:
@@ -186,6 +190,8 @@ class Options(usage.Options):
             raise usage.UsageError(f"--deck takes shuffled or sorted, not {_quote(self['deck'])}")
         if self["deck"] == "sorted" and self["seed"] is not None:
             raise usage.UsageError("--seed shuffles the deck; it cannot go with --deck sorted")
+        if self["dialect"] not in DIALECTS:
+            raise usage.UsageError(f"--dialect takes {' or '.join(DIALECTS)}, not {_quote(self['dialect'])}")
         self._check_tournament()
         self._check_port("port", self["port"])
         if self["web"] is not None:

@@ -33,6 +33,7 @@ from evolution.host.tournament_service import TournamentService
 from evolution.host.tournaments import TournamentSettings
 from evolution.net.lobbies import GameLobby
 from evolution.net.signup import SignupConfig, SignupFactory
+from evolution.wire.dialects import DIALECTS
 
 __all__ = ["Options", "TwistdOptions", "StartupError", "makeService", "build_host"]
 
@@ -106,8 +107,10 @@ class Host(NamedTuple):
 
 def build_host(options: Options, writer: StoreWriter, clock: Any, stop: Callable[[], None] | None = None) -> Host:
     """The sign-up factory, game runner and (with ``--tournament``) tournament service, not yet listening."""
+    dialect = DIALECTS[options["dialect"]]
     settings = GameSettings(
-        options["timeout"], options["deck"], options["seed"], options["send-scores"], options["parallel-choose"]
+        options["timeout"], options["deck"], options["seed"], options["send-scores"], options["parallel-choose"],
+        dialect, options["tell-removed"],
     )
     runner = GameRunner(settings, writer, clock)
     config = SignupConfig(
@@ -120,6 +123,7 @@ def build_host(options: Options, writer: StoreWriter, clock: Any, stop: Callable
         max_depth=options["max-depth"],
         max_connections=options["max-connections"],
         number_grace=options["number-grace"],
+        signup_reply=dialect.signup_ok,
     )
     tournaments = None
     policy: Any = GameLobby(runner.start_game)

@@ -176,6 +176,7 @@ class TournamentRun:
                 "tournament {id}: {name!r} is out: {reason}", id=self.id, name=escape(entrant.name),
                 reason=escape(reason),
             )
+            self.runner.hang_up(entrant.handle, reason)
         entrant.handle.close()
 
     # -- the manager's observer -------------------------------------------------------------

@@ -10,7 +10,10 @@ settings ``evolution.net.endpoints.client_tls`` makes) and returns the
 
 A player is any object with the player interface of ``evolution.rules.player``
 (a strategy such as ``SillyPlayer``); its methods may return Deferreds.
-Messages are handled one at a time, in order.
+Messages are handled one at a time, in order, in the host's ``dialect``
+(``evolution.wire.dialects``: seed 000 by default, or seed 002). A host that
+says it removed this player (``["removed", reason]``, with its operator's
+``--tell-removed``) ends the game with ``Removed`` and the reason.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from evolution.net.json_protocol import JSONStreamProtocol
 from evolution.rules.player import Player
 from evolution.wire import codec
 from evolution.wire.errors import WireError
-from evolution.wire.messages import message_kind, read_choose, read_feed_next, read_score, read_start
+from evolution.wire.dialects import SEED000, Dialect
 from evolution.wire.schemas import show
 
 log = Logger()
@@ -40,6 +43,10 @@ ACCEPTED = ("ok", "ack")
 
 class ClientError(Exception):
     """The game could not be played: refused, protocol error, strategy error."""
+
+
+class Removed(ClientError):
+    """The host said it removed this player (``--tell-removed``), and why."""
 
 
 class Refused(ClientError):
@@ -60,10 +67,11 @@ class ClientOutcome:
 class ClientProtocol(JSONStreamProtocol):
     """Plays one game on a host for one player object."""
 
-    def __init__(self, name: str, player: Player) -> None:
+    def __init__(self, name: str, player: Player, dialect: Dialect = SEED000) -> None:
         super().__init__()
         self.name = name
         self.player = player
+        self.dialect = dialect
         self.outcome = ClientOutcome(name)
         self.done: Deferred[ClientOutcome] = Deferred(lambda _: self.close())
         self.signed_up = False
@@ -84,21 +92,23 @@ class ClientProtocol(JSONStreamProtocol):
         self.outcome.messages += 1
         if not self.signed_up:
             return self._sign_up_reply(value)
-        kind = message_kind(value)
+        read, kind = self.dialect.read, self.dialect.kind(value)
         try:
             if kind == "start":
                 self.outcome.turns += 1
-                return maybeDeferred(self.player.start, *read_start(value))
+                return maybeDeferred(self.player.start, *read(kind, value))
             if kind == "choose":
-                d = maybeDeferred(self.player.choose, *read_choose(value))
+                d = maybeDeferred(self.player.choose, *read(kind, value))
                 return d.addCallback(lambda action: self.sendMessage(codec.action4_to_json(action)))
             if kind == "feed-next":
-                d = maybeDeferred(self.player.feed_next, read_feed_next(value))
+                d = maybeDeferred(self.player.feed_next, read(kind, value))
                 return d.addCallback(lambda choice: self.sendMessage(codec.feeding_choice_to_json(choice)))
             if kind == "score":
-                self.outcome.scores = read_score(value)
+                self.outcome.scores = read(kind, value)
                 self.outcome.games += 1
                 return None
+            if kind == "removed":
+                return self.give_up(Removed(f"the host removed this player: {read(kind, value)}"))
         except WireError as error:
             return self.give_up(ClientError(f"the host sent an invalid {kind} message: {error}"))
         return self.give_up(ClientError(f"the host sent a message of no known kind: {show(value, 80)}"))
@@ -147,6 +157,7 @@ async def play_remote(
     retries: int = 3,
     retry_delay: float = 2.0,
     tls: Any = None,
+    dialect: Dialect = SEED000,
 ) -> ClientOutcome:
     """Connect (over TLS with ``tls``), sign up as ``name`` and play until the host hangs up."""
     endpoint = HostnameEndpoint(reactor, host, port)
@@ -154,7 +165,7 @@ async def play_remote(
         endpoint = wrapClientTLS(tls, endpoint)
     for attempt in range(retries + 1):
         try:
-            protocol = await endpoint.connect(Factory.forProtocol(lambda: ClientProtocol(name, player)))
+            protocol = await endpoint.connect(Factory.forProtocol(lambda: ClientProtocol(name, player, dialect)))
             break
         except ConnectError as error:
             if attempt == retries:

@@ -35,6 +35,7 @@ from evolution.net.client import ClientError, play_remote
 from evolution.net.endpoints import EndpointUnavailable, client_tls
 from evolution.strategies import BY_NAME as STRATEGIES
 from evolution.text import escape, short
+from evolution.wire.dialects import DIALECTS
 
 
 def load_strategy(spec: str) -> Any:
@@ -115,6 +116,8 @@ def parser() -> ArgumentParser:
     p.add_argument("--think", type=think_time, default=0.0, metavar="SECONDS",
                    help="wait this long before each answer, e.g. to watch the games (default 0; keep it under "
                    "the host's time limit)")
+    p.add_argument("--dialect", choices=sorted(DIALECTS), default="seed000",
+                   help="the host's dialect of the protocol (default seed000, the course's)")
     p.add_argument("--quiet", action="store_true", help="print nothing when the game ends normally")
     return p
 
@@ -139,7 +142,9 @@ def main(argv: list[str] | None = None) -> None:
         nonlocal player
         if args.think:
             player = Thinking(player, args.think, reactor)
-        game = ensureDeferred(play_remote(reactor, args.host, args.port, args.name, player, args.retries, tls=tls))
+        game = ensureDeferred(play_remote(
+            reactor, args.host, args.port, args.name, player, args.retries, tls=tls, dialect=DIALECTS[args.dialect]
+        ))
         reactor.addSystemEventTrigger("before", "shutdown", game.cancel)  # a signal stops the game, not just the loop
         try:
             outcome = await game

@@ -13,6 +13,10 @@ are not JSON, fail the player too. A failed proxy closes its connection,
 tells ``on_failure`` once, and fails every later call at once. Reasons quote
 the player's message as sent.
 
+The messages it writes are those of its ``dialect`` (``evolution.wire.dialects``:
+seed 000 by default, or seed 002, which also tells the player its id,
+``seat``); the replies are the same in both.
+
 The connection it drives needs ``sendMessage(value)``, ``messages_sent``
 and ``close()``; the host's connection protocol calls ``message_received``,
 ``input_failed`` and ``connection_lost``. With a ``SeatLog``
@@ -33,7 +37,7 @@ from evolution.rules.feeding import FeedingChoice
 from evolution.rules.player import LOB, FeedingState, PlayerFailure
 from evolution.rules.player_state import PlayerView
 from evolution.net.game_log import SeatLog
-from evolution.wire import codec
+from evolution.wire.dialects import SEED000, Dialect
 from evolution.wire.errors import WireError
 from evolution.wire.messages import read_action4, read_feeding_choice
 from evolution.wire.schemas import show
@@ -70,9 +74,13 @@ class ProxyPlayer:
         name: str,
         clock: IReactorTime,
         timeout: float = DEFAULT_TIMEOUT,
+        dialect: Dialect = SEED000,
+        seat: int = 0,
     ) -> None:
         self.connection = connection
         self.name = name
+        self.dialect = dialect
+        self.seat = seat  # the player's id in its game (seed 002 tells it)
         self.clock = clock
         self.timeout = timeout
         self.failure: str | None = None
@@ -87,17 +95,17 @@ class ProxyPlayer:
         if self.failure is not None:
             raise PlayerFailure(self.failure)
         self._me = me
-        self._send(codec.start_to_json(watering_hole, me))
+        self._send(self.dialect.start(watering_hole, me, self.seat))
 
     def choose(self, before: LOB, after: LOB) -> Deferred[Action4]:
         me = self._me
         if me is None:
             return fail(PlayerFailure("choose was asked before start"))
-        return self._ask("choose", codec.choose_to_json(before, after), lambda value: read_action4(value, me))
+        return self._ask("choose", self.dialect.choose(before, after), lambda value: read_action4(value, me))
 
     def feed_next(self, state: FeedingState) -> Deferred[FeedingChoice]:
         return self._ask(
-            "feed-next", codec.feed_next_to_json(state), lambda value: read_feeding_choice(value, state)
+            "feed-next", self.dialect.feed_next(state, self.seat), lambda value: read_feeding_choice(value, state)
         )
 
     def _ask(self, kind: str, message: Any, read: Callable[[Any], Any]) -> Deferred:

@@ -70,6 +70,7 @@ class SignupConfig:
     max_depth: int = DEFAULT_MAX_DEPTH
     max_connections: int = DEFAULT_MAX_CONNECTIONS
     number_grace: float = DEFAULT_NUMBER_GRACE
+    signup_reply: str = "ok"  # "ack" in the seed-002 dialect
 
 
 def show_address(address: IAddress | None) -> str:
@@ -178,7 +179,7 @@ class HostProtocol(JSONStreamProtocol):
         """In the lobby as ``name``: answer "ok"; later messages may be as long as ``max_bytes``."""
         self.name = name
         self.set_max_bytes(self.factory.config.max_bytes)
-        self.sendMessage("ok")
+        self.sendMessage(self.factory.config.signup_reply)
         self.wait(lambda reason: self.factory.leave(self, reason))
 
     def close(self) -> None:

@@ -1,0 +1,137 @@
+"""The two dialects of the remote protocol: seed 000 (the course's, our default) and seed 002.
+
+Offers ``Dialect`` and ``DIALECTS`` (``seed000``, ``seed002``). A dialect is a
+codec choice, nothing more: the host's dealer, proxies and checks are the
+same, and so are the replies (Action4, FeedingChoice). What differs
+(remote-protocol.md 8, messages.md 12):
+
+    seed 000  sign-up reply "ok"; start [wh, bag, boards, hand];
+              choose [before, after]; feedNext [bag, boards, hand, wh, others];
+              the score message only with --send-scores
+    seed 002  sign-up reply "ack"; ["start", Player+]; ["choose", [before, after]];
+              ["feed", wh, others, Player+]; the score message
+              [[id, score], ...] to every player at the end of every game
+
+(Player+ is ``[["id", i], ["species", boards], ["bag", b], ["cards", hand]]``,
+``cards`` only for a non-empty hand.) For the host a dialect gives
+``start(wh, me, id)``, ``choose(before, after)`` and ``feed_next(state,
+id)``; for a client, ``kind(message)`` (which message it is, by shape) and
+``read(kind, message)`` (checked against the dialect's schema, then
+decoded). Seed 002's start carries no watering hole: a client hears 0 there.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from evolution.rules.player import LOB, FeedingState
+from evolution.rules.player_state import PlayerView
+from evolution.rules.species import Boards
+from evolution.rules.cards import Card
+from evolution.wire import codec
+from evolution.wire.messages import message_kind, read_choose, read_feed_next, read_score, read_start
+from evolution.wire.schemas import SCHEMAS
+
+Json = Any
+
+
+def player_plus(id: int, bag: int, boards: Boards, hand: tuple[Card, ...]) -> Json:
+    """Player+ (messages.md 5): id, species, bag, and the hand when it holds any card."""
+    fields = [["id", id], ["species", codec.boards_to_json(boards)], ["bag", bag]]
+    if hand:
+        fields.append(["cards", codec.cards_to_json(hand)])
+    return fields
+
+
+def _view_of_player(value: Json) -> PlayerView:
+    player = codec.player_from_json(value, "player")
+    return PlayerView(player.bag, tuple(player.boards), tuple(player.hand))
+
+
+# -- seed 002, the client's side -------------------------------------------------------
+
+
+def _kind_002(value: Json) -> str:
+    if isinstance(value, list) and value and isinstance(value[0], str):
+        return {"start": "start", "choose": "choose", "feed": "feed-next", "removed": "removed"}.get(value[0], "unknown")
+    return message_kind(value)
+
+
+def _read_002(kind: str, value: Json) -> Any:
+    if kind == "start":
+        SCHEMAS.check("seed002/start", value)
+        return 0, _view_of_player(value[1])
+    if kind == "choose":
+        SCHEMAS.check("seed002/choose", value)
+        return codec.choose_from_json(value[1])
+    if kind == "feed-next":
+        SCHEMAS.check("seed002/feed-next", value)
+        _, watering_hole, others, me = value
+        view = _view_of_player(me)
+        return FeedingState(view.bag, view.boards, view.hand, watering_hole, codec.lob_from_json(others, "feed.others"))
+    return _read_000(kind, value)
+
+
+# -- seed 000 ------------------------------------------------------------------------------
+
+
+def _kind_000(value: Json) -> str:
+    if isinstance(value, list) and len(value) == 2 and value[0] == "removed":
+        return "removed"
+    return message_kind(value)
+
+
+def _read_000(kind: str, value: Json) -> Any:
+    if kind == "start":
+        return read_start(value)
+    if kind == "choose":
+        return read_choose(value)
+    if kind == "feed-next":
+        return read_feed_next(value)
+    if kind == "score":
+        return read_score(value)
+    if kind == "removed":
+        SCHEMAS.check("removed", value)
+        return value[1]
+    raise ValueError(f"no reader for {kind!r}")
+
+
+@dataclass(frozen=True)
+class Dialect:
+    name: str
+    signup_ok: str
+    always_scores: bool  # the score message ends every game, whatever --send-scores says
+    start: Callable[[int, PlayerView, int], Json]
+    choose: Callable[[LOB, LOB], Json]
+    feed_next: Callable[[FeedingState, int], Json]
+    kind: Callable[[Json], str]
+    read: Callable[[str, Json], Any]
+
+
+SEED000 = Dialect(
+    "seed000",
+    "ok",
+    False,
+    lambda watering_hole, me, id: codec.start_to_json(watering_hole, me),
+    codec.choose_to_json,
+    lambda state, id: codec.feed_next_to_json(state),
+    _kind_000,
+    _read_000,
+)
+
+SEED002 = Dialect(
+    "seed002",
+    "ack",
+    True,
+    lambda watering_hole, me, id: ["start", player_plus(id, me.bag, me.boards, me.hand)],
+    lambda before, after: ["choose", codec.choose_to_json(before, after)],
+    lambda state, id: [
+        "feed", state.watering_hole, codec.lob_to_json(state.others),
+        player_plus(id, state.bag, state.boards, state.hand),
+    ],
+    _kind_002,
+    _read_002,
+)
+
+DIALECTS = {dialect.name: dialect for dialect in (SEED000, SEED002)}
