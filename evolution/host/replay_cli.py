@@ -9,11 +9,10 @@ cannot be replayed (no such game, no log, aborted); 2 for bad arguments.
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 from evolution.cli import ArgumentParser, quiet_broken_pipe
 from evolution.host.replay import replay
-from evolution.host.store import ResultsStore, StoreError
+from evolution.host.store import ResultsStore, StoreError, reading
 
 
 def parser() -> ArgumentParser:
@@ -55,18 +54,11 @@ def check(store: ResultsStore, game_id: int, every: bool = False) -> tuple[int, 
 @quiet_broken_pipe
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    if not Path(args.db).is_file():
-        print(f"evolution-replay: no results database at {args.db}", file=sys.stderr)
-        return 1
     try:
-        store = ResultsStore.open(args.db)
+        status, lines = reading(args.db, lambda store: check(store, args.game, args.all_differences))
     except StoreError as error:
         print(f"evolution-replay: {error}", file=sys.stderr)
         return 1
-    try:
-        status, lines = check(store, args.game, args.all_differences)
-    finally:
-        store.close()
     print("\n".join(lines), file=sys.stdout if status == 0 else sys.stderr)
     return status
 

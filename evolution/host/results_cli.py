@@ -19,12 +19,11 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 from typing import Sequence
 
 from evolution.cli import ArgumentParser, quiet_broken_pipe
 from evolution.host.records import TournamentRecord
-from evolution.host.store import GameRecord, ResultsStore, SeatRecord, StoreError
+from evolution.host.store import GameRecord, ResultsStore, SeatRecord, StoreError, reading
 from evolution.text import escape, short
 
 NAME_WIDTH = 20
@@ -118,15 +117,8 @@ def show(store: ResultsStore, args: object) -> tuple[int, str]:
 @quiet_broken_pipe
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    if not Path(args.db).is_file():
-        print(f"evolution-results: no results database at {args.db}", file=sys.stderr)
-        return 1
     try:
-        store = ResultsStore.open(args.db)
-        try:
-            status, text = show(store, args)
-        finally:
-            store.close()
+        status, text = reading(args.db, lambda store: show(store, args))
     except StoreError as error:
         print(f"evolution-results: {error}", file=sys.stderr)
         return 1

@@ -14,7 +14,10 @@ Offers ``ResultsStore``:
   ``tournament(id)``; ``mark_interrupted()`` turns the tournaments a killed
   host left running into "interrupted";
 - ``next_ids()``: the first free game and tournament ids (the host numbers
-  its games itself, so a game keeps its id while it waits in the journal).
+  its games itself, so a game keeps its id while it waits in the journal);
+
+and ``reading(path, use)``, what the command-line tools do with a store:
+open an existing one, use it, close it.
 
 The host never calls the write methods on the reactor thread: they run on
 ``StoreWriter``'s thread. The command-line tools read on their own.
@@ -26,7 +29,7 @@ import json
 import sqlite3
 import zlib
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable, TypeVar
 
 from evolution.host.database import StoreError, connect, stored
 from evolution.host.records import EntrantRecord, GameRecord, RoundRecord, SeatRecord, TournamentRecord
@@ -34,7 +37,9 @@ from evolution.host.records import EntrantRecord, GameRecord, RoundRecord, SeatR
 LOG_FORMAT = 1
 Operation = dict[str, Any]
 
-__all__ = ["GameRecord", "ResultsStore", "SeatRecord", "StoreError", "game_operation"]
+__all__ = ["GameRecord", "ResultsStore", "SeatRecord", "StoreError", "game_operation", "reading"]
+
+T = TypeVar("T")
 
 
 # -- operations: what a write is, as data -------------------------------------------
@@ -277,3 +282,14 @@ class ResultsStore:
         rounds += [RoundRecord(number, "", "", "unfinished", tuple(ids)) for number, ids in sorted(games.items())]
         id, format, status, started, ended, settings = row
         return TournamentRecord(id, format, status, started, ended, json.loads(settings), entrants, tuple(rounds))
+
+
+def reading(path: str | Path, use: Callable[[ResultsStore], T]) -> T:
+    """``use(store)`` on the existing store at ``path``, closed afterwards; ``StoreError`` if there is none."""
+    if not Path(path).is_file():
+        raise StoreError(f"no results database at {path}")
+    store = ResultsStore.open(path)
+    try:
+        return use(store)
+    finally:
+        store.close()

@@ -26,8 +26,7 @@ from evolution.rules.cards import Card
 from evolution.rules.errors import RulesViolation
 from evolution.rules.feeding import CarnivoreChoice, FatTissueChoice, FeedingChoice, VegetarianChoice
 from evolution.rules.player import LOB, FeedingState
-from evolution.rules.player_state import PlayerView
-from evolution.rules.silly import silly_action
+from evolution.rules.silly import SillyPlayer, silly_action
 from evolution.rules.species import MAX_BODY, MAX_POPULATION, MAX_TRAITS, Boards
 from evolution.rules.table import targets
 from evolution.rules.traits import Trait
@@ -113,14 +112,8 @@ def builder_feeding_choice(state: FeedingState) -> FeedingChoice:
     return best
 
 
-class BuilderPlayer:
-    """A local player using the builder strategy."""
-
-    def __init__(self) -> None:
-        self.me: PlayerView | None = None
-
-    def start(self, watering_hole: int, me: PlayerView) -> None:
-        self.me = me
+class BuilderPlayer(SillyPlayer):
+    """A local player using the builder strategy (it keeps what ``start`` shows as the silly player does)."""
 
     def choose(self, before: LOB, after: LOB) -> Action4:
         if self.me is None:
