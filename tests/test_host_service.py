@@ -13,15 +13,9 @@ from twisted.internet.testing import MemoryReactorClock
 from twisted.python import usage
 from twisted.scripts.twistd import ServerOptions
 
-from evolution.host.service import (
-    SPARE_FILES,
-    ListeningService,
-    LobbyService,
-    Options,
-    StoreService,
-    makeService,
-)
-from evolution.net.endpoints import LISTEN_BACKLOG
+from evolution.application import makeService
+from evolution.host.service import SPARE_FILES, LobbyService, Options, StoreService
+from evolution.net.endpoints import LISTEN_BACKLOG, ListeningService
 
 
 def parse(*args: str) -> Options:

@@ -1,1 +1,1 @@
-"""The host: local games, the results store, the ``twistd evolution`` service."""
+"""The host: the game runner, tournament runs, the results store and its writer, replays, the service parts and command lines."""

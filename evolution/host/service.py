@@ -1,67 +1,40 @@
-"""``twistd evolution``: the host as a Twisted application service.
+"""The host's parts and its small services, as ``twistd evolution`` composes them.
 
-Offers ``makeService(options, reactor)``, a ``MultiService`` of the results
-store, the listening endpoint (any endpoint string: ``tcp:45678``,
-``tcp:45678:interface=127.0.0.1``, ``ssl:...``; a listen backlog of 1024
-unless the string sets one) and the lobby, and ``build_host`` (the sign-up
-factory and game runner alone, for tests). The command line is
-``evolution.host.options`` (re-exported here).
+Offers ``build_host(options, writer, clock, stop)`` -> ``Host`` (the sign-up
+factory, the game runner and, with ``--tournament``, the tournament
+service; not yet listening: tests use it alone), ``open_store`` (the store
+writer, its problems one ``StartupError``), ``StoreService`` (waits for the
+store's writes when the application stops), ``LobbyService`` (stops the host
+after ``--games`` games; when stopped, closes the lobby and stores running
+games as aborted) and ``allow_open_files``. The whole application, with the
+listening endpoints and the web view, is ``evolution.application``.
 
-Start-up problems are one line, never a traceback: a results database that
-cannot be opened ends ``makeService`` with status 1; a port that cannot be
-had ends the start with status 1 (``ListeningService``). With ``--games N``
-the host stops the reactor once N games are over; when it is stopped first
-(SIGTERM), the running games are stored as aborted and nothing else happens.
+With ``--games N`` the host stops the reactor once N games are over; when it
+is stopped first (SIGTERM), the running games are stored as aborted and
+nothing else happens.
 """
 
 from __future__ import annotations
 
-import sys
 from typing import Any, Callable, NamedTuple
 
 from twisted.application import service
-from twisted.application.internet import StreamServerEndpointService
-from twisted.internet.error import CannotListenError, ReactorNotRunning
 from twisted.logger import Logger
 
 from evolution.host.games import GameRunner, GameSettings
-from evolution.host.options import STARTUP_STATUS, Options, StartupError, TwistdOptions, fail
+from evolution.host.options import Options, StartupError, TwistdOptions
 from evolution.host.store import StoreError
 from evolution.host.store_writer import StoreWriter
-from evolution.net.endpoints import server_endpoint
 from evolution.host.tournament_service import TournamentService
 from evolution.host.tournaments import TournamentSettings
 from evolution.net.lobbies import GameLobby
 from evolution.net.signup import SignupConfig, SignupFactory
 from evolution.wire.dialects import DIALECTS
 
-__all__ = ["Options", "TwistdOptions", "StartupError", "makeService", "build_host"]
+__all__ = ["Options", "TwistdOptions", "StartupError", "Host", "build_host", "open_store"]
 
 log = Logger()
 SPARE_FILES = 64  # open files besides the connections: the store, logs, listening sockets
-
-
-class ListeningService(StreamServerEndpointService):
-    """Listens on the endpoint; a port that cannot be had stops twistd with one sentence."""
-
-    def __init__(self, endpoint: Any, factory: SignupFactory, description: str) -> None:
-        super().__init__(endpoint, factory)
-        self.description = description
-        self._raiseSynchronously = True  # a failure to listen raises at start-up, as strports does
-
-    def privilegedStartService(self) -> None:
-        try:
-            super().privilegedStartService()
-        except CannotListenError as error:
-            self._cannot_listen(error.socketError)
-        except OSError as error:  # e.g. the folder of a unix: socket does not exist
-            self._cannot_listen(error.strerror or error)
-
-    def _cannot_listen(self, why: object) -> None:
-        message = f"twistd evolution: cannot listen on {self.description}: {why}"
-        if sys.__stderr__ is not None and sys.stderr is not sys.__stderr__:  # twistd sends stderr to the log
-            print(message, file=sys.__stderr__, flush=True)
-        raise SystemExit(message) from None
 
 
 class StoreService(service.Service):
@@ -178,39 +151,3 @@ def allow_open_files(connections: int) -> None:
             allowed=allowed,
             connections=connections,
         )
-
-
-def _stop_reactor(reactor: Any) -> None:
-    try:
-        reactor.stop()
-    except ReactorNotRunning:  # stopped by a signal in the meantime
-        pass
-
-
-def makeService(options: Options, reactor: Any = None) -> service.MultiService:
-    if reactor is None:
-        from twisted.internet import reactor
-    try:
-        writer = open_store(options["db"], reactor)
-    except StartupError as error:
-        fail(str(error), STARTUP_STATUS)
-    allow_open_files(options["max-connections"])
-    top = service.MultiService()
-    StoreService(writer).setServiceParent(top)
-    stop = lambda: reactor.callLater(0, _stop_reactor, reactor)  # noqa: E731
-    host = build_host(options, writer, reactor, stop)
-    lobby = LobbyService(host.factory, host.runner, stop)
-    if options["games"] is not None:
-        lobby.stop_after(options["games"])
-    lobby.setServiceParent(top)
-    if host.tournaments is not None:
-        host.tournaments.setServiceParent(top)
-    if options["web"] is not None:
-        from evolution.web.service import web_service  # the web view's modules load only when asked for
-
-        web_service(
-            options["web"], reactor, host.runner, host.factory, options["db"], tournaments=host.tournaments
-        ).setServiceParent(top)
-    endpoint = server_endpoint(reactor, options["port"])
-    ListeningService(endpoint, host.factory, options["port"]).setServiceParent(top)
-    return top

@@ -11,15 +11,20 @@ certificate (against ``ca_file``, or the system's trusted authorities).
 
 Problems are one sentence each: ``EndpointError`` when the string itself is
 wrong, ``EndpointUnavailable`` when it is right but this machine cannot serve
-it (TLS not installed, a certificate that cannot be read).
+it (TLS not installed, a certificate that cannot be read). And
+``ListeningService``, a service that listens on an endpoint and ends twistd
+with one sentence (status 1) when its port cannot be had.
 """
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
+from twisted.application.internet import StreamServerEndpointService
 from twisted.internet.endpoints import serverFromString
+from twisted.internet.error import CannotListenError
 from twisted.internet.protocol import Factory
 from twisted.internet.testing import MemoryReactor
 
@@ -116,3 +121,26 @@ def client_tls(hostname: str, ca_file: str | None = None) -> Any:
     except Exception as error:  # not a PEM certificate
         raise EndpointUnavailable(f"{ca_file} holds no PEM certificate: {error}") from None
     return ssl.optionsForClientTLS(hostname, trustRoot=ssl.trustRootFromCertificates([certificate]))
+
+
+class ListeningService(StreamServerEndpointService):
+    """Listens on the endpoint; a port that cannot be had stops twistd with one sentence."""
+
+    def __init__(self, endpoint: Any, factory: Factory, description: str) -> None:
+        super().__init__(endpoint, factory)
+        self.description = description
+        self._raiseSynchronously = True  # a failure to listen raises at start-up, as strports does
+
+    def privilegedStartService(self) -> None:
+        try:
+            super().privilegedStartService()
+        except CannotListenError as error:
+            self._cannot_listen(error.socketError)
+        except OSError as error:  # e.g. the folder of a unix: socket does not exist
+            self._cannot_listen(error.strerror or error)
+
+    def _cannot_listen(self, why: object) -> None:
+        message = f"twistd evolution: cannot listen on {self.description}: {why}"
+        if sys.__stderr__ is not None and sys.stderr is not sys.__stderr__:  # twistd sends stderr to the log
+            print(message, file=sys.__stderr__, flush=True)
+        raise SystemExit(message) from None

@@ -22,17 +22,25 @@ are on the factory's clock (``starts_at``, ``period_ends_at``).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable, Protocol
 
 from twisted.internet.interfaces import IDelayedCall
 from twisted.logger import Logger
 
-if TYPE_CHECKING:
-    from evolution.net.signup import HostProtocol, SignupFactory
-
 log = Logger()
 
-Players = Callable[[list["HostProtocol"]], Any]
+Players = Callable[[list[Any]], Any]
+"""What a policy does with the players it takes from the lobby (connections, in sign-up order)."""
+
+
+class Gathering(Protocol):
+    """What a policy sees of the sign-up factory (``evolution.net.signup.SignupFactory``)."""
+
+    lobby: list[Any]  # the signed-up connections waiting, in sign-up order
+    clock: Any
+    config: Any
+
+    def take_lobby(self) -> list[Any]: ...
 
 
 class _Timer:
@@ -67,7 +75,7 @@ class GameLobby:
         self.games_started = 0
         self._window = _Timer()
 
-    def attach(self, factory: SignupFactory) -> None:
+    def attach(self, factory: Gathering) -> None:
         self.factory = factory
         self.config = factory.config
 
@@ -125,7 +133,7 @@ class SignupPeriods:
         self.is_open = False
         self._timer = _Timer()
 
-    def attach(self, factory: SignupFactory) -> None:
+    def attach(self, factory: Gathering) -> None:
         self.factory = factory
 
     def open(self) -> None:

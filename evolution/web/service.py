@@ -31,7 +31,7 @@ from twisted.application import service
 from twisted.internet import endpoints
 from twisted.web.server import Site
 
-from evolution.host.service import ListeningService
+from evolution.net.endpoints import ListeningService
 from evolution.web.push import Hub
 from evolution.web.reader import StoreReader
 from evolution.web.site import WebResource

@@ -13,7 +13,7 @@ class _HostMaker(ServiceMaker):
 
 evolution = _HostMaker(
     "Evolution tournament host",
-    "evolution.host.service",
+    "evolution.application",
     "Host games of Evolution between bots that connect over TCP.",
     "evolution",
 )

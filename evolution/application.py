@@ -1,0 +1,64 @@
+"""``twistd evolution``: the whole application, as the plugin builds it.
+
+Offers ``makeService(options, reactor)``, a ``MultiService`` of the results
+store, the lobby (and with ``--tournament`` the tournament service), with
+``--web`` the web view, and the listening endpoint (any endpoint string:
+``tcp:45678``, ``tcp:45678:interface=127.0.0.1``, ``ssl:...``; a listen
+backlog of 1024 unless the string sets one); and the command line,
+``Options`` and ``TwistdOptions`` (``evolution.host.options``). It is the
+top of the house: it composes the host's parts (``evolution.host.service``)
+and the web view (``evolution.web``), which stand on the host.
+
+Start-up problems are one line, never a traceback: a results database that
+cannot be opened ends ``makeService`` with status 1; a port that cannot be
+had ends the start with status 1 (``ListeningService``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from twisted.application import service
+from twisted.internet.error import ReactorNotRunning
+
+from evolution.host.options import STARTUP_STATUS, Options, StartupError, TwistdOptions, fail
+from evolution.host.service import LobbyService, StoreService, allow_open_files, build_host, open_store
+from evolution.net.endpoints import ListeningService, server_endpoint
+
+__all__ = ["Options", "TwistdOptions", "makeService"]
+
+
+def _stop_reactor(reactor: Any) -> None:
+    try:
+        reactor.stop()
+    except ReactorNotRunning:  # stopped by a signal in the meantime
+        pass
+
+
+def makeService(options: Options, reactor: Any = None) -> service.MultiService:
+    if reactor is None:
+        from twisted.internet import reactor
+    try:
+        writer = open_store(options["db"], reactor)
+    except StartupError as error:
+        fail(str(error), STARTUP_STATUS)
+    allow_open_files(options["max-connections"])
+    top = service.MultiService()
+    StoreService(writer).setServiceParent(top)
+    stop = lambda: reactor.callLater(0, _stop_reactor, reactor)  # noqa: E731
+    host = build_host(options, writer, reactor, stop)
+    lobby = LobbyService(host.factory, host.runner, stop)
+    if options["games"] is not None:
+        lobby.stop_after(options["games"])
+    lobby.setServiceParent(top)
+    if host.tournaments is not None:
+        host.tournaments.setServiceParent(top)
+    if options["web"] is not None:
+        from evolution.web.service import web_service  # the web view's modules load only when it is asked for
+
+        web_service(
+            options["web"], reactor, host.runner, host.factory, options["db"], tournaments=host.tournaments
+        ).setServiceParent(top)
+    endpoint = server_endpoint(reactor, options["port"])
+    ListeningService(endpoint, host.factory, options["port"]).setServiceParent(top)
+    return top
