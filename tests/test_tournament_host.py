@@ -16,9 +16,10 @@ from twisted.internet.defer import gatherResults
 from twisted.trial import unittest
 
 from evolution.host.replay_cli import check
-from evolution.net.client import Refused
+from evolution.net.client import ClientProtocol, Refused
 from evolution.rules.silly import SillyPlayer
 from evolution.strategies import BY_NAME
+from evolution.wire.messages import message_kind
 from hosting import new_host, until
 
 FAST = ("--timeout", "0.5", "--signup-timeout", "1", "--number-grace", "0.01")
@@ -129,16 +130,49 @@ class KnockoutTests(TournamentCase):
         for round in tournament.rounds:
             self.assertTrue(round.summary)
 
-    async def test_ten_players_and_a_bot_that_hangs_up_between_games(self) -> None:
+    async def test_ten_players_play_seven_and_three(self) -> None:
         host = new_host(self, *knockout(10, "--seed", "10"))
-        names = [f"t{k}" for k in range(1, 11)]
-        clients = await self.sign_up(host, names)
-        await host.tournaments.when_over(1)
-        await gatherResults([c.addErrback(lambda f: None) for c in clients])
-        store = await host.stored()
-        [tournament] = store.tournaments()
+        store, tournament, outcomes = await self.play(host, [f"t{k}" for k in range(1, 11)])
         self.assertEqual([len(g) for g in self.rounds(store, tournament)[0]], [7, 3])
         self.assertEqual(tournament.status, "finished")
+
+    async def test_a_bot_that_hangs_up_between_games_is_out_with_that_reason(self) -> None:
+        # Nine bots: games of 6 and 3. The leaver shares the small game with two cheaters, who are
+        # removed in turn 2, so it wins that game; then it hangs up as soon as it sees the scores.
+        host = new_host(self, *knockout(9, "--seed", "3", "--send-scores"))
+        names = [f"p{k}" for k in range(1, 7)] + ["leaver", "c1", "c2"]
+        clients = await self.sign_up(host, names[:6])
+        leaver = await leaving_client(host.port)
+        await until(lambda: len(host.factory.lobby) == 7)
+        clients += await self.sign_up(host, ["c1", "c2"], {"c1": "cheater", "c2": "cheater"})
+        await host.tournaments.when_over(1)
+        await gatherResults([c.addErrback(lambda f: None) for c in clients] + [leaver.done.addErrback(lambda f: None)])
+        store = await host.stored()
+        [tournament] = store.tournaments()
+        rounds = self.rounds(store, tournament)
+        self.assertEqual(rounds[0][1], ["leaver", "c1", "c2"])
+        failures = {f["name"]: f for f in tournament.to_json()["failures"]}
+        self.assertEqual(failures["leaver"]["reason"], "disconnected while waiting for a game")
+        self.assertEqual(failures["leaver"]["round"], 1)
+        self.assertNotIn("leaver", [name for game in rounds[1] for name in game])
+        self.assertEqual(tournament.status, "finished")
+
+
+async def leaving_client(port: int) -> ClientProtocol:
+    """A silly bot that hangs up when it sees its first game's scores."""
+    from twisted.internet import reactor
+    from twisted.internet.endpoints import TCP4ClientEndpoint
+    from twisted.internet.protocol import Factory
+
+    class Leaving(ClientProtocol):
+        def _handle(self, value: Any) -> Any:
+            if self.signed_up and message_kind(value) == "score":
+                self.transport.loseConnection()
+                return None
+            return super()._handle(value)
+
+    endpoint = TCP4ClientEndpoint(reactor, "127.0.0.1", port)
+    return await endpoint.connect(Factory.forProtocol(lambda: Leaving("leaver", SillyPlayer())))
 
 
 class SignupTests(TournamentCase):
