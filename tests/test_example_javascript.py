@@ -344,6 +344,15 @@ def test_an_invalid_message_from_the_host_ends_with_status_1(scripted):
     assert "invalid start" in err
 
 
+def test_a_removal_the_host_tells_ends_with_its_reason_and_status_1(scripted):
+    host = scripted()
+    host.read()
+    host.send(line("ok"), line(["removed", "no reply to feed-next within 1 s"]))
+    status, err = host.finish()
+    assert status == 1
+    assert "the host removed this bot: no reply to feed-next within 1 s" in err
+
+
 # -- whole games on a real host ----------------------------------------------------------
 
 

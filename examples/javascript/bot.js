@@ -121,7 +121,7 @@ export class JsonStream {
 
 // -- 2. schemas ----------------------------------------------------------------------
 
-const MESSAGES = ["signup-reply", "start", "choose", "feed-next", "score"];
+const MESSAGES = ["signup-reply", "start", "choose", "feed-next", "score", "removed"];
 
 // One validating function per message the host sends, from the project's schemas.
 export function loadSchemas(dir = SCHEMA_DIR) {
@@ -148,6 +148,7 @@ const isInt = Number.isInteger;
 export function messageKind(value) {
   if (typeof value === "string") return "signup-reply";
   if (!Array.isArray(value)) return "unknown";
+  if (value.length === 2 && value[0] === "removed") return "removed";
   if (value.length > 0 && value.every((e) => Array.isArray(e) && e.length > 0 && e.every(isInt))) return "score";
   if (value.length === 4 && isInt(value[0]) && isInt(value[1])) return "start";
   if (value.length === 5) return "feed-next";
@@ -159,6 +160,7 @@ export function messageKind(value) {
 
 class ProtocolError extends Error {}
 class Refused extends Error {}
+class Removed extends Error {}
 
 export class Bot {
   constructor(schemas, send) {
@@ -212,6 +214,8 @@ export class Bot {
       case "score": // [[id, score], ...]: only if the host runs with --send-scores
         this.scores = value;
         break;
+      case "removed": // ["removed", reason]: only if the host runs with --tell-removed; it hangs up next
+        throw new Removed(`the host removed this bot: ${value[1]}`);
     }
   }
 }
@@ -271,14 +275,14 @@ export async function main(argv) {
       try {
         handle(stream.push(chunk));
       } catch (error) {
-        stop(1, error instanceof Refused ? error.message : `giving up: ${error.message}`);
+        stop(1, error instanceof Refused || error instanceof Removed ? error.message : `giving up: ${error.message}`);
       }
     });
     socket.on("end", () => {
       try {
         handle(stream.end());
       } catch (error) {
-        return stop(1, error instanceof Refused ? error.message : `giving up: ${error.message}`);
+        return stop(1, error instanceof Refused || error instanceof Removed ? error.message : `giving up: ${error.message}`);
       }
       if (!bot.signedUp) return stop(1, "the host closed the connection before accepting the sign-up");
       const scores = bot.scores ? `, scores ${JSON.stringify(bot.scores)}` : "";
