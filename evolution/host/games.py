@@ -277,6 +277,7 @@ class GameRunner:
         self.games_over += 1
         self.records.append(record)
         self.tell("over", game)
+        game.dealer.observer = None  # the dealer and the game no longer hold each other: refcounting frees them
         game.over.callback(GameOutcome(record, game.connections, stored))
         self._wake()
 

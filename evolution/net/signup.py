@@ -148,8 +148,9 @@ class HostProtocol(JSONStreamProtocol):
         state, self.state = self.state, CLOSED
         if state == IN_LOBBY:
             self._waiting_failed("disconnected while waiting for a game")
-        elif state == PLAYING and self.proxy is not None:
-            self.proxy.connection_lost()
+        proxy, self.proxy = self.proxy, None  # a closed connection needs no player: no cycle is left
+        if state == PLAYING and proxy is not None:
+            proxy.connection_lost()
 
     # -- who holds the connection -------------------------------------------------------
 
