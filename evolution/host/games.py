@@ -260,7 +260,7 @@ class GameRunner:
         for proxy in game.proxies:  # the game's log ends here: hanging up is no failure
             proxy.log, proxy.on_failure = None, None
         record = self._annotated(game, game.record(result, outcome))
-        stored = self.writer.write(game_operation(record, game.log.to_json())) if self.writer else succeed(False)
+        stored = self.writer.write(game_operation(record, game.log.to_text())) if self.writer else succeed(False)
         ranking = "; ".join(
             f"{p.rank}. {escape(p.name)!r} {p.score}"
             for p in sorted(record.players, key=lambda p: p.rank or 99)

@@ -63,7 +63,8 @@ class ScriptedConnection:
         self.proxy: ProxyPlayer | None = None
         self.messages_sent = 0
 
-    def sendMessage(self, value: Any) -> None:
+    def sendEncoded(self, text: str) -> None:
+        value = json.loads(text)
         replay = self.replay
         replay.messages += 1
         self.messages_sent += 1

@@ -2,7 +2,8 @@
 
 Offers ``JSONStreamProtocol``: subclasses implement ``messageReceived(value)``
 and ``badInput(reason)`` (called once when the peer's bytes cannot be framed;
-nothing more is read after it) and send with ``sendMessage(value)``.
+nothing more is read after it) and send with ``sendMessage(value)``, or
+``sendEncoded(text)`` for a value already encoded as compact JSON text.
 
 Two things help a subclass judge what it reads:
 
@@ -30,7 +31,7 @@ from evolution.wire.framing import (
     DEFAULT_MAX_DEPTH,
     FramingError,
     JSONStreamDecoder,
-    encode_message,
+    encode_text,
 )
 
 
@@ -97,8 +98,12 @@ class JSONStreamProtocol(Protocol):
         self._cancel_grace()
 
     def sendMessage(self, value: Any) -> None:
+        self.sendEncoded(encode_text(value))
+
+    def sendEncoded(self, text: str) -> None:
+        """Write one value given as its JSON text (one line: compact, no newline in it)."""
         if self.transport is not None and self.connected:
-            self.transport.write(encode_message(value))
+            self.transport.write(text.encode("utf-8") + b"\n")
             self.messages_sent += 1
 
     def set_max_bytes(self, max_bytes: int) -> None:

@@ -17,11 +17,11 @@ The messages it writes are those of its ``dialect`` (``evolution.wire.dialects``
 seed 000 by default, or seed 002, which also tells the player its id,
 ``seat``); the replies are the same in both.
 
-The connection it drives needs ``sendMessage(value)``, ``messages_sent``
-and ``close()``; the host's connection protocol calls ``message_received``,
+The connection it drives needs ``sendEncoded(text)`` (a message as its
+JSON text), ``messages_sent`` and ``close()``; the host's connection protocol calls ``message_received``,
 ``input_failed`` and ``connection_lost``. With a ``SeatLog``
-(``evolution.net.game_log``) in ``log``, every message written and read is
-recorded; the game records the failures.
+(``evolution.net.game_log``) in ``log``, every message written (the very
+text written) and read is recorded; the game records the failures.
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ DEFAULT_TIMEOUT = 1.0
 class Connection(Protocol):
     messages_sent: int
 
-    def sendMessage(self, value: Any) -> None: ...
+    def sendEncoded(self, text: str) -> None: ...
 
     def close(self) -> None: ...
 
@@ -108,7 +108,7 @@ class ProxyPlayer:
             "feed-next", self.dialect.feed_next(state, self.seat), lambda value: read_feeding_choice(value, state)
         )
 
-    def _ask(self, kind: str, message: Any, read: Callable[[Any], Any]) -> Deferred:
+    def _ask(self, kind: str, message: str, read: Callable[[Any], Any]) -> Deferred:
         if self.failure is not None:
             return fail(PlayerFailure(self.failure))
         deferred: Deferred = Deferred(lambda _: self._timed_out(kind))
@@ -123,10 +123,10 @@ class ProxyPlayer:
         """The kind of question whose answer the proxy is waiting for, if any."""
         return self._call.kind if self._call is not None else None
 
-    def _send(self, message: Any) -> None:
+    def _send(self, message: str) -> None:
         if self.log is not None:
             self.log.sent(message)
-        self.connection.sendMessage(message)
+        self.connection.sendEncoded(message)
 
     # -- what the connection reports ----------------------------------------
 
