@@ -42,7 +42,7 @@ class FreedWithoutCollectorTests(unittest.TestCase):
             await host.runner.when_games_over(1)
             await host.stored()
             await until(lambda: host.factory.open_connections == 0)
-            for _ in range(20):  # the last connection's close may take a pass of the reactor or two
+            for _ in range(60):  # closes take a pass of the reactor or two; the deadline sweep lets go within 1 s
                 if all(ref() is None for ref in kept):
                     break
                 await deferLater(reactor, 0.05, lambda: None)

@@ -241,3 +241,45 @@ class NumberGraceTests(unittest.TestCase):
         self.assertNoResult(answer)
         connection.dataReceived(b"\n")
         self.assertEqual(self.successResultOf(answer), VegetarianChoice(1))
+
+
+class Socket(StringTransport):
+    """A transport whose incoming bytes wait, as in a kernel's socket buffer, until the protocol reads them."""
+
+    def __init__(self, protocol: HostProtocol) -> None:
+        super().__init__()
+        self.protocol = protocol
+        self.waiting = b""
+
+    def doRead(self) -> None:
+        data, self.waiting = self.waiting, b""
+        if data:
+            self.protocol.dataReceived(data)
+
+
+class HostDelayTests(unittest.TestCase):
+    """A late reactor is the host's delay, never the bot's: what was in the socket in time counts."""
+
+    def setUp(self) -> None:
+        self.clock, self.connection, self.proxy = in_game()
+        self.socket = Socket(self.connection)
+        self.connection.transport = self.socket
+        self.connection.read_waiting = lambda: self.socket.doRead()  # the test transport is no TCP connection
+        self.failures: list[str] = []
+        self.proxy.on_failure = self.failures.append
+        self.proxy.start(0, PlayerView(0, (Species(),), ALL_CARDS[:4]))
+
+    def test_a_reply_waiting_in_the_socket_when_the_limit_is_checked_is_the_answer(self):
+        answer = self.proxy.choose((), ((Species(),),))
+        self.clock.advance(0.5)
+        self.socket.waiting = b"[0,[],[],[[1,2]],[]]\n"  # arrived in time; the reactor was busy elsewhere
+        self.clock.advance(0.7)  # the sweep runs late, after the limit
+        self.assertEqual(self.successResultOf(answer).food_card, 0)
+        self.assertEqual(self.failures, [])
+        self.assertFalse(self.socket.disconnecting)
+
+    def test_with_nothing_in_the_socket_the_limit_fails_the_call(self):
+        answer = self.proxy.choose((), ((Species(),),))
+        self.clock.advance(1.0)
+        self.assertEqual(self.failureResultOf(answer, PlayerFailure).getErrorMessage(), "no reply to choose within 1 s")
+        self.assertEqual(self.failures, ["no reply to choose within 1 s"])

@@ -39,7 +39,9 @@ class TournamentCase(unittest.TestCase):
             kind = (strategies or {}).get(name, "silly")
             clients.append(host.client(name, BY_NAME[kind]()))
             started = host.tournaments.current is not None
-            await until(lambda: len(host.factory.lobby) > before or host.tournaments.current is not None or started)
+            done = host.tournaments.done  # a small tournament may begin and end between two looks
+            await until(lambda: len(host.factory.lobby) > before or host.tournaments.current is not None or started
+                        or host.tournaments.done > done)
         return clients
 
     async def play(self, host: Any, names: list[str], strategies: dict[str, str] | None = None) -> tuple:

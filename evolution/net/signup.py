@@ -82,6 +82,7 @@ class HostProtocol(JSONStreamProtocol):
     """One client connection on the host."""
 
     factory: SignupFactory
+    write_at_once = True
 
     def __init__(self) -> None:
         super().__init__()
