@@ -260,9 +260,12 @@ class SignupFactory(ServerFactory):
         """Who is waiting, and what for (the policy's ``status``)."""
         return {"waiting": [connection.name for connection in self.lobby], **self.policy.status()}
 
-    def take_lobby(self) -> list[HostProtocol]:
-        """Everyone in the lobby, in sign-up order; the lobby is empty again."""
-        players, self.lobby = self.lobby, []
+    def take_lobby(self, count: int | None = None) -> list[HostProtocol]:
+        """Everyone in the lobby (or its first ``count``), in sign-up order; they leave the lobby."""
+        if count is None or count >= len(self.lobby):
+            players, self.lobby = self.lobby, []
+        else:
+            players, self.lobby = self.lobby[:count], self.lobby[count:]
         return players
 
     def stop(self) -> None:
