@@ -18,6 +18,7 @@ from twisted.trial import unittest
 
 import adversaries as bad
 from conftest import SPEC
+from evolution.host.replay_cli import check
 from evolution.net.client import ClientProtocol, Removed
 from evolution.rules.silly import SillyPlayer
 from evolution.wire.dialects import SEED000, SEED002, Dialect
@@ -84,7 +85,10 @@ class Seed002Tests(unittest.TestCase):
         ids = [json.loads(client.received[1])[1][0] for client in clients]
         self.assertEqual(ids, [["id", 3], ["id", 2], ["id", 1]])
         self.assertEqual({outcome.games for outcome in outcomes}, {1})
-        self.assertEqual((await host.stored()).games()[0].settings["dialect"], "seed002")
+        store = await host.stored()
+        self.assertEqual(store.games()[0].settings["dialect"], "seed002")
+        status, lines = check(store, record.id)
+        self.assertEqual(status, 0, lines)  # a seed-002 game replays in its own dialect
 
     async def test_the_dialect_changes_the_words_not_the_game(self) -> None:
         results = []

@@ -11,8 +11,11 @@ import json
 from twisted.internet.address import IPv4Address
 from twisted.internet.task import Clock
 from twisted.internet.testing import StringTransport
+from twisted.logger import formatEvent, globalLogPublisher
 from twisted.trial import unittest
 
+from evolution.net.lag import LagProbe
+from evolution.net.lobbies import GameLobby
 from evolution.net.proxy_player import ProxyPlayer
 from evolution.net.signup import IN_LOBBY, PLAYING, HostProtocol, SignupConfig, SignupFactory
 from evolution.rules.cards import ALL_CARDS
@@ -241,3 +244,77 @@ class NumberGraceTests(unittest.TestCase):
         self.assertNoResult(answer)
         connection.dataReceived(b"\n")
         self.assertEqual(self.successResultOf(answer), VegetarianChoice(1))
+
+
+class Socket(StringTransport):
+    """A transport whose incoming bytes wait, as in a kernel's socket buffer, until the protocol reads them."""
+
+    def __init__(self, protocol: HostProtocol) -> None:
+        super().__init__()
+        self.protocol = protocol
+        self.waiting = b""
+
+    def doRead(self) -> None:
+        data, self.waiting = self.waiting, b""
+        if data:
+            self.protocol.dataReceived(data)
+
+
+class HostDelayTests(unittest.TestCase):
+    """A late reactor is the host's delay, never the bot's: what was in the socket in time counts."""
+
+    def setUp(self) -> None:
+        self.clock, self.connection, self.proxy = in_game()
+        self.socket = Socket(self.connection)
+        self.connection.transport = self.socket
+        self.connection.read_waiting = lambda: self.socket.doRead()  # the test transport is no TCP connection
+        self.failures: list[str] = []
+        self.proxy.on_failure = self.failures.append
+        self.proxy.start(0, PlayerView(0, (Species(),), ALL_CARDS[:4]))
+
+    def test_a_reply_waiting_in_the_socket_when_the_limit_is_checked_is_the_answer(self):
+        answer = self.proxy.choose((), ((Species(),),))
+        self.clock.advance(0.5)
+        self.socket.waiting = b"[0,[],[],[[1,2]],[]]\n"  # arrived in time; the reactor was busy elsewhere
+        self.clock.advance(0.7)  # the sweep runs late, after the limit
+        self.assertEqual(self.successResultOf(answer).food_card, 0)
+        self.assertEqual(self.failures, [])
+        self.assertFalse(self.socket.disconnecting)
+
+    def test_with_nothing_in_the_socket_the_limit_fails_the_call(self):
+        answer = self.proxy.choose((), ((Species(),),))
+        self.clock.advance(1.0)
+        self.assertEqual(self.failureResultOf(answer, PlayerFailure).getErrorMessage(), "no reply to choose within 1 s")
+        self.assertEqual(self.failures, ["no reply to choose within 1 s"])
+
+
+class OverloadTests(unittest.TestCase):
+    """While the reactor runs late, a full lobby waits; when the lag falls, its game starts; the log says both once."""
+
+    def test_a_full_lobby_waits_while_the_host_is_overloaded_and_starts_when_the_lag_falls(self):
+        lines: list[str] = []
+        observer = lambda event: lines.append(formatEvent(event))  # noqa: E731
+        globalLogPublisher.addObserver(observer)
+        self.addCleanup(globalLogPublisher.removeObserver, observer)
+        clock = Clock()
+        games: list[list[HostProtocol]] = []
+        probe = LagProbe(clock, every=0.05, high=0.1, low=0.05)
+        lobby = Lobby.__new__(Lobby)
+        lobby.clock, lobby.games, lobby._port = clock, games, 40000
+        lobby.factory = SignupFactory(SignupConfig(min_players=3, max_players=3), GameLobby(games.append, probe), clock)
+        clock.advance(0.3)  # the reactor was busy: the probe ran 250 ms late
+        self.assertTrue(probe.overloaded)
+        for name in ("a", "b", "c", "d", "e", "f", "g"):
+            lobby.sign_up(name)
+        self.assertEqual(games, [])
+        self.assertEqual(len(lobby.factory.lobby), 7)
+        held = [line for line in lines if "overloaded" in line]
+        self.assertEqual(len(held), 1, lines)  # once, not per sign-up
+        self.assertIn("250 ms late", held[0])
+        clock.advance(0.05)  # on time again
+        self.assertFalse(probe.overloaded)
+        self.assertEqual([[p.name for p in game] for game in games], [["c", "b", "a"], ["f", "e", "d"]])
+        self.assertEqual([p.name for p in lobby.factory.lobby], ["g"])
+        self.assertEqual(len([line for line in lines if "lag fell" in line and "2 games" in line]), 1, lines)
+        lobby.factory.stop()
+        self.assertEqual(clock.getDelayedCalls(), [])

@@ -38,6 +38,7 @@ from twisted.python.failure import Failure
 
 from evolution.host.records import GameRecord, seat_records
 from evolution.host.store import game_operation
+from evolution.net.deadlines import Deadlines
 from evolution.net.game_log import GameLog
 from evolution.net.proxy_player import ProxyPlayer
 from evolution.net.signup import HostProtocol
@@ -103,7 +104,9 @@ class RunningGame:
         settings = runner.settings
         self.log = GameLog(runner.clock)
         self.proxies = [
-            ProxyPlayer(connection, connection.name, runner.clock, settings.timeout, settings.dialect, seat)
+            ProxyPlayer(
+                connection, connection.name, runner.clock, settings.timeout, settings.dialect, seat, runner.deadlines
+            )
             for seat, connection in enumerate(connections, start=1)
         ]
         deck = Deck.sorted() if seed is None else Deck.shuffled(seed)
@@ -178,6 +181,7 @@ class GameRunner:
         self.games_begun = 0
         self.games_over = 0
         self.running: dict[int, RunningGame] = {}
+        self.deadlines = Deadlines(clock)  # every call's time limit, in all games
         self.records: list[GameRecord] = []
         self._waiters: list[tuple[int, Deferred]] = []
         self._watchers: list[Callable[[str, RunningGame], None]] = []
@@ -253,6 +257,7 @@ class GameRunner:
             self._over(game, None, "aborted: the host stopped")
             for connection in game.connections:
                 connection.close()
+        self.deadlines.stop()
 
     def _over(self, game: RunningGame, result: GameResult | None, outcome: str) -> None:
         if self.running.pop(game.id, None) is None:  # already recorded (aborted when the host stopped)
@@ -260,7 +265,7 @@ class GameRunner:
         for proxy in game.proxies:  # the game's log ends here: hanging up is no failure
             proxy.log, proxy.on_failure = None, None
         record = self._annotated(game, game.record(result, outcome))
-        stored = self.writer.write(game_operation(record, game.log.to_json())) if self.writer else succeed(False)
+        stored = self.writer.write(game_operation(record, game.log.to_text())) if self.writer else succeed(False)
         ranking = "; ".join(
             f"{p.rank}. {escape(p.name)!r} {p.score}"
             for p in sorted(record.players, key=lambda p: p.rank or 99)
@@ -277,6 +282,7 @@ class GameRunner:
         self.games_over += 1
         self.records.append(record)
         self.tell("over", game)
+        game.dealer.observer = None  # the dealer and the game no longer hold each other: refcounting frees them
         game.over.callback(GameOutcome(record, game.connections, stored))
         self._wake()
 

@@ -29,6 +29,7 @@ from evolution.rules.dealer import Dealer, Observer
 from evolution.rules.local import run_locally
 from evolution.rules.results import GameResult
 from evolution.text import short
+from evolution.wire.dialects import DIALECTS, SEED000
 
 _COMPARED = ("score", "rank", "removed_turn", "removed_step", "removed_reason")
 
@@ -63,7 +64,8 @@ class ScriptedConnection:
         self.proxy: ProxyPlayer | None = None
         self.messages_sent = 0
 
-    def sendMessage(self, value: Any) -> None:
+    def sendEncoded(self, text: str) -> None:
+        value = json.loads(text)
         replay = self.replay
         replay.messages += 1
         self.messages_sent += 1
@@ -95,6 +97,9 @@ class ScriptedConnection:
     def _differs(self, text: str) -> None:
         self.replay.differences.append(text)
 
+    def read_waiting(self) -> None:
+        pass  # every recorded reply is handed over as soon as its question is written
+
     def close(self) -> None:
         pass
 
@@ -109,7 +114,10 @@ def replay(game: GameRecord, log: list[list], observer: Observer | None = None) 
         ScriptedConnection(seat, name, [entry for entry in log if entry[1] == seat], outcome)
         for seat, name in enumerate(names, start=1)
     ]
-    proxies = [ProxyPlayer(connection, connection.name, clock, timeout) for connection in connections]
+    dialect = DIALECTS[game.settings.get("dialect", SEED000.name)]
+    proxies = [
+        ProxyPlayer(connection, connection.name, clock, timeout, dialect, connection.seat) for connection in connections
+    ]
     for connection, proxy in zip(connections, proxies):
         connection.proxy = proxy
     deck = Deck.sorted() if game.seed is None else Deck.shuffled(game.seed)

@@ -27,6 +27,7 @@ from evolution.host.store import StoreError
 from evolution.host.store_writer import StoreWriter
 from evolution.host.tournament_service import TournamentService
 from evolution.host.tournaments import TournamentSettings
+from evolution.net.lag import LagProbe
 from evolution.net.lobbies import GameLobby
 from evolution.net.signup import SignupConfig, SignupFactory
 from evolution.wire.dialects import DIALECTS
@@ -99,7 +100,7 @@ def build_host(options: Options, writer: StoreWriter, clock: Any, stop: Callable
         signup_reply=dialect.signup_ok,
     )
     tournaments = None
-    policy: Any = GameLobby(runner.start_game)
+    policy: Any = GameLobby(runner.start_game, LagProbe(clock))
     if options["tournament"] is not None:
         tournaments = TournamentService(
             TournamentSettings(

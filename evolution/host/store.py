@@ -45,8 +45,8 @@ T = TypeVar("T")
 # -- operations: what a write is, as data -------------------------------------------
 
 
-def game_operation(game: GameRecord, log: list | None = None) -> Operation:
-    """Store a game (it must carry its id) with its message log."""
+def game_operation(game: GameRecord, log: list | str | None = None) -> Operation:
+    """Store a game (it must carry its id) with its message log: entries, or their JSON text (ASCII)."""
     if game.id is None:
         raise ValueError("a game is stored under the id the host gave it")
     return {"op": "game", "game": game.to_json(), "log": log}
@@ -101,7 +101,7 @@ class ResultsStore:
 
     # -- writes ------------------------------------------------------------------
 
-    def record(self, game: GameRecord, log: list | None = None) -> int:
+    def record(self, game: GameRecord, log: list | str | None = None) -> int:
         """Store a game under the next free id, at once, on this thread; return the id."""
         game_id = game.id if game.id is not None else self.next_ids()[0]
         self.apply(game_operation(game.with_id(game_id), log))
@@ -122,7 +122,7 @@ class ResultsStore:
             else:
                 raise ValueError(f"unknown store operation {kind!r}")
 
-    def _store_game(self, game: GameRecord, log: list | None) -> None:
+    def _store_game(self, game: GameRecord, log: list | str | None) -> None:
         execute = self.connection.execute
         if execute("SELECT 1 FROM games WHERE id = ?", (game.id,)).fetchone():
             return
@@ -147,7 +147,8 @@ class ResultsStore:
             ],
         )
         if log is not None:
-            blob = zlib.compress(json.dumps(log, separators=(",", ":")).encode("ascii"), 6)
+            text = log if isinstance(log, str) else json.dumps(log, separators=(",", ":"))
+            blob = zlib.compress(text.encode("ascii"), 6)
             execute("INSERT INTO game_logs (game_id, format, log) VALUES (?, ?, ?)", (game.id, LOG_FORMAT, blob))
 
     def _begin_tournament(self, data: dict[str, Any]) -> None:

@@ -2,7 +2,8 @@
 
 Offers ``JSONStreamProtocol``: subclasses implement ``messageReceived(value)``
 and ``badInput(reason)`` (called once when the peer's bytes cannot be framed;
-nothing more is read after it) and send with ``sendMessage(value)``.
+nothing more is read after it) and send with ``sendMessage(value)``, or
+``sendEncoded(text)`` for a value already encoded as compact JSON text.
 
 Two things help a subclass judge what it reads:
 
@@ -10,11 +11,21 @@ Two things help a subclass judge what it reads:
   ``messageReceived`` runs, ``sent_before_value`` is what that count was
   when the value's first byte arrived. A reply whose first byte arrived
   before its question was written was not an answer to that question.
+- ``read_waiting()`` reads what the socket holds now, without waiting for
+  the reactor's next pass: a time limit that has passed asks it first, so
+  a reply that arrived in time is not taken for a late one.
 - With a ``clock`` and a ``number_grace`` (seconds), a complete number at
   the end of the input that no further byte follows within the grace is
   taken as the whole value: a peer that writes ``json.dumps(3)`` with no
   delimiter is understood. Without them such a number waits for a
   delimiter, since ``1`` may still become ``12``.
+
+With ``write_at_once`` (the host's connections), a message goes to the
+kernel at once when nothing else waits to be sent on the connection
+(``write_now``), rather than on the reactor's next pass: a question is on
+its way when it is stamped and its time limit starts, and the reactor is
+spared registering the socket for writing and back per message. Nagle's
+algorithm is off (``TCP_NODELAY``): messages are small and each is complete.
 """
 
 from __future__ import annotations
@@ -23,6 +34,7 @@ from typing import Any
 
 from twisted.internet.interfaces import IDelayedCall, IReactorTime
 from twisted.internet.protocol import Protocol
+from twisted.internet.tcp import Connection
 from twisted.python.failure import Failure
 
 from evolution.wire.framing import (
@@ -30,7 +42,7 @@ from evolution.wire.framing import (
     DEFAULT_MAX_DEPTH,
     FramingError,
     JSONStreamDecoder,
-    encode_message,
+    encode_text,
 )
 
 
@@ -41,6 +53,7 @@ class JSONStreamProtocol(Protocol):
     max_depth = DEFAULT_MAX_DEPTH
     clock: IReactorTime | None = None
     number_grace = 0.0
+    write_at_once = False
 
     def __init__(self) -> None:
         self._decoder: JSONStreamDecoder | None = None
@@ -52,6 +65,9 @@ class JSONStreamProtocol(Protocol):
 
     def connectionMade(self) -> None:
         self._decoder = JSONStreamDecoder(self.max_bytes, self.max_depth)
+        set_no_delay = getattr(self.transport, "setTcpNoDelay", None)
+        if set_no_delay is not None:
+            set_no_delay(True)
 
     def dataReceived(self, data: bytes) -> None:
         decoder = self._decoder
@@ -97,9 +113,23 @@ class JSONStreamProtocol(Protocol):
         self._cancel_grace()
 
     def sendMessage(self, value: Any) -> None:
+        self.sendEncoded(encode_text(value))
+
+    def sendEncoded(self, text: str) -> None:
+        """Write one value given as its JSON text (one line: compact, no newline in it)."""
         if self.transport is not None and self.connected:
-            self.transport.write(encode_message(value))
+            data = text.encode("utf-8") + b"\n"
+            if self.write_at_once:
+                write_now(self.transport, data)
+            else:
+                self.transport.write(data)
             self.messages_sent += 1
+
+    def read_waiting(self) -> None:
+        """Read what the socket holds now (on a TCP connection; elsewhere the reactor reads it on its next pass)."""
+        transport = self.transport
+        if self._reading() and isinstance(transport, Connection) and not transport.TLS:
+            transport.doRead()  # an end of stream or error here is seen again, and handled, by the reactor
 
     def set_max_bytes(self, max_bytes: int) -> None:
         """From now on a message may be as long as ``max_bytes``."""
@@ -119,3 +149,27 @@ class JSONStreamProtocol(Protocol):
 
     def badInput(self, reason: str) -> None:
         raise NotImplementedError
+
+
+def write_now(transport: Any, data: bytes) -> None:
+    """Hand ``data`` to the kernel now if nothing is waiting before it on this TCP connection; else buffer it.
+
+    What the kernel does not take at once (its buffer is full: the peer is
+    not reading) goes to the transport's buffer, which the reactor sends on
+    in order. TLS connections and other transports always buffer.
+    """
+    if (
+        isinstance(transport, Connection)
+        and not transport.TLS
+        and transport.connected
+        and not transport.disconnecting
+        and not transport.dataBuffer
+        and not getattr(transport, "_tempDataBuffer", True)  # Twisted's second buffer: empty
+    ):
+        try:
+            sent = transport.socket.send(data)
+        except OSError:  # would block, or the connection broke: the reactor's write reports it
+            sent = 0
+        data = data[sent:]
+    if data:
+        transport.write(data)

@@ -3,12 +3,17 @@
 Offers two policies with the same small interface (``attach(factory)``,
 ``accepting()``, ``joined()``, ``left()``, ``status()``, ``stop()``):
 
-- ``GameLobby(start_game)``: single games, as the course's server runs them.
-  A game starts as soon as the lobby holds ``max_players``, or when it holds
-  at least ``min_players`` and no sign-up has arrived for ``window`` seconds
-  (``SignupConfig``). The players go to ``start_game`` in reverse sign-up
-  order (the reference server's turn order) and a new lobby opens, so games
-  run side by side. After ``max_games`` games, sign-ups get "game full".
+- ``GameLobby(start_game, lag=None)``: single games, as the course's server
+  runs them. A game starts as soon as the lobby holds ``max_players``, or
+  when it holds at least ``min_players`` and no sign-up has arrived for
+  ``window`` seconds (``SignupConfig``). The players (at most
+  ``max_players``, first come first served) go to ``start_game`` in reverse
+  sign-up order (the reference server's turn order) and a new lobby opens,
+  so games run side by side. After ``max_games`` games, sign-ups get "game
+  full". With a ``LagProbe`` (``evolution.net.lag``), no game starts while
+  the probe says the host is overloaded: the players wait in the lobby
+  (sign-ups go on), the log says so once, and when the lag has fallen the
+  games that waited start and the log says that too.
 - ``SignupPeriods(...)``: sign-up for a tournament (tournament.md 1.3).
   Sign-ups accumulate over up to ``periods`` periods of ``window`` seconds;
   the tournament begins (``begin(players)``, in sign-up order) at the first
@@ -27,6 +32,8 @@ from typing import Any, Callable, Protocol
 from twisted.internet.interfaces import IDelayedCall
 from twisted.logger import Logger
 
+from evolution.net.lag import LagProbe
+
 log = Logger()
 
 Players = Callable[[list[Any]], Any]
@@ -40,7 +47,7 @@ class Gathering(Protocol):
     clock: Any
     config: Any
 
-    def take_lobby(self) -> list[Any]: ...
+    def take_lobby(self, count: int | None = None) -> list[Any]: ...
 
 
 class _Timer:
@@ -70,14 +77,19 @@ class _Timer:
 class GameLobby:
     """Start a game of the players waiting, at ``max_players`` or after a quiet ``window``."""
 
-    def __init__(self, start_game: Players) -> None:
+    def __init__(self, start_game: Players, lag: LagProbe | None = None) -> None:
         self.start_game = start_game
         self.games_started = 0
+        self.lag = lag
+        self.holding = False  # a game waits for the host's lag to fall
         self._window = _Timer()
 
     def attach(self, factory: Gathering) -> None:
         self.factory = factory
         self.config = factory.config
+        if self.lag is not None:
+            self.lag.watch(self._lag_changed)
+            self.lag.start()
 
     def accepting(self) -> bool:
         limit = self.config.max_games
@@ -100,11 +112,37 @@ class GameLobby:
 
     def _start(self) -> None:
         self._window.cancel()
-        players = list(reversed(self.factory.take_lobby()))
+        if self.lag is not None and self.lag.overloaded:
+            self._hold()
+            return
+        players = list(reversed(self.factory.take_lobby(self.config.max_players)))
         self.games_started += 1
         for connection in players:
             connection.state = "playing"
         self.start_game(players)
+
+    def _hold(self) -> None:
+        if not self.holding:
+            self.holding = True
+            log.info(
+                "the host is overloaded (the reactor ran {lag:.0f} ms late): new games wait in the lobby"
+                " until the lag is under {low:.0f} ms; {count} waiting",
+                lag=self.lag.lag * 1000, low=self.lag.low * 1000, count=len(self.factory.lobby),
+            )
+
+    def _lag_changed(self, overloaded: bool) -> None:
+        if overloaded or not self.holding:
+            return
+        self.holding = False
+        waiting, before = len(self.factory.lobby), self.games_started
+        while len(self.factory.lobby) >= self.config.max_players and self.accepting() and not self.holding:
+            self._start()
+        if len(self.factory.lobby) >= self.config.min_players and not self.holding:
+            self._window.start(self.factory.clock, self.config.window, self._window_closed)
+        log.info(
+            "the reactor's lag fell to {lag:.0f} ms: {games} games that waited start ({count} were waiting)",
+            lag=self.lag.lag * 1000, games=self.games_started - before, count=waiting,
+        )
 
     def status(self) -> dict[str, Any]:
         return {
@@ -118,6 +156,8 @@ class GameLobby:
 
     def stop(self) -> None:
         self._window.cancel()
+        if self.lag is not None:
+            self.lag.stop()
 
 
 class SignupPeriods:

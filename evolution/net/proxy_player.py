@@ -5,8 +5,14 @@ Offers ``ProxyPlayer``: it implements the player interface of
 ``choose`` and ``feed_next`` write the request and return a ``Deferred`` that
 fires with the reply after it has passed ``evolution.wire.messages`` (schema,
 then rules), or fails with ``PlayerFailure`` when the time limit passes
-(measured on the injected clock), the reply is malformed or illegal, or the
-connection drops. A message that arrives while nothing was asked, or whose
+(measured on the injected clock, from the moment the question is written),
+the reply is malformed or illegal, or the connection drops.
+
+Never the host's delay: a limit is checked by a sweep of ``Deadlines``
+(``evolution.net.deadlines``, one timer for every call on the clock), and
+when it has passed the proxy first asks the connection to read what its
+socket holds (``read_waiting()``): a reply that arrived in time but waited
+there while the reactor was busy elsewhere is the answer, not a timeout. A message that arrives while nothing was asked, or whose
 first byte arrived before the question was written (two answers in one
 write: the second answers no question the host had asked), or bytes that
 are not JSON, fail the player too. A failed proxy closes its connection,
@@ -17,11 +23,11 @@ The messages it writes are those of its ``dialect`` (``evolution.wire.dialects``
 seed 000 by default, or seed 002, which also tells the player its id,
 ``seat``); the replies are the same in both.
 
-The connection it drives needs ``sendMessage(value)``, ``messages_sent``
-and ``close()``; the host's connection protocol calls ``message_received``,
+The connection it drives needs ``sendEncoded(text)`` (a message as its
+JSON text), ``messages_sent``, ``read_waiting()`` and ``close()``; the host's connection protocol calls ``message_received``,
 ``input_failed`` and ``connection_lost``. With a ``SeatLog``
-(``evolution.net.game_log``) in ``log``, every message written and read is
-recorded; the game records the failures.
+(``evolution.net.game_log``) in ``log``, every message written (the very
+text written) and read is recorded; the game records the failures.
 """
 
 from __future__ import annotations
@@ -30,12 +36,12 @@ from typing import Any, Callable, Protocol
 
 from twisted.internet.defer import Deferred, fail
 from twisted.internet.interfaces import IReactorTime
-from twisted.python.failure import Failure
 
 from evolution.rules.actions import Action4
 from evolution.rules.feeding import FeedingChoice
 from evolution.rules.player import LOB, FeedingState, PlayerFailure
 from evolution.rules.player_state import PlayerView
+from evolution.net.deadlines import Deadlines
 from evolution.net.game_log import SeatLog
 from evolution.wire.dialects import SEED000, Dialect
 from evolution.wire.errors import WireError
@@ -48,21 +54,31 @@ DEFAULT_TIMEOUT = 1.0
 class Connection(Protocol):
     messages_sent: int
 
-    def sendMessage(self, value: Any) -> None: ...
+    def sendEncoded(self, text: str) -> None: ...
+
+    def read_waiting(self) -> None: ...
 
     def close(self) -> None: ...
 
 
 class _Call:
-    """The one question a proxy is waiting on; ``sent`` messages had been written with it."""
+    """The one question a proxy is waiting on; ``sent`` messages had been written with it.
 
-    __slots__ = ("kind", "deferred", "read", "sent")
+    A ``Deadlines`` limit: ``active`` until answered or failed; ``expire()`` when its time is up.
+    """
 
-    def __init__(self, kind: str, deferred: Deferred, read: Callable[[Any], Any], sent: int) -> None:
+    __slots__ = ("kind", "deferred", "read", "sent", "proxy", "active")
+
+    def __init__(self, kind: str, read: Callable[[Any], Any], sent: int, proxy: ProxyPlayer) -> None:
         self.kind = kind
-        self.deferred = deferred
+        self.deferred: Deferred = Deferred()
         self.read = read
         self.sent = sent
+        self.proxy = proxy
+        self.active = True
+
+    def expire(self) -> None:
+        self.proxy._limit_passed(self)
 
 
 class ProxyPlayer:
@@ -76,6 +92,7 @@ class ProxyPlayer:
         timeout: float = DEFAULT_TIMEOUT,
         dialect: Dialect = SEED000,
         seat: int = 0,
+        deadlines: Deadlines | None = None,
     ) -> None:
         self.connection = connection
         self.name = name
@@ -83,6 +100,7 @@ class ProxyPlayer:
         self.seat = seat  # the player's id in its game (seed 002 tells it)
         self.clock = clock
         self.timeout = timeout
+        self.deadlines = deadlines if deadlines is not None else Deadlines(clock)
         self.failure: str | None = None
         self.on_failure: Callable[[str], None] | None = None
         self.log: SeatLog | None = None
@@ -108,25 +126,24 @@ class ProxyPlayer:
             "feed-next", self.dialect.feed_next(state, self.seat), lambda value: read_feeding_choice(value, state)
         )
 
-    def _ask(self, kind: str, message: Any, read: Callable[[Any], Any]) -> Deferred:
+    def _ask(self, kind: str, message: str, read: Callable[[Any], Any]) -> Deferred:
         if self.failure is not None:
             return fail(PlayerFailure(self.failure))
-        deferred: Deferred = Deferred(lambda _: self._timed_out(kind))
         # An answer counts once this question is written: the count after the write.
-        self._call = _Call(kind, deferred, read, self.connection.messages_sent + 1)
+        call = self._call = _Call(kind, read, self.connection.messages_sent + 1, self)
         self._send(message)
-        deferred.addTimeout(self.timeout, self.clock, onTimeoutCancel=self._timeout_failure)
-        return deferred
+        self.deadlines.add(self.timeout, call)  # from now: the question is written (or the kernel holds it)
+        return call.deferred
 
     @property
     def asking(self) -> str | None:
         """The kind of question whose answer the proxy is waiting for, if any."""
         return self._call.kind if self._call is not None else None
 
-    def _send(self, message: Any) -> None:
+    def _send(self, message: str) -> None:
         if self.log is not None:
             self.log.sent(message)
-        self.connection.sendMessage(message)
+        self.connection.sendEncoded(message)
 
     # -- what the connection reports ----------------------------------------
 
@@ -135,6 +152,8 @@ class ProxyPlayer:
         if self.log is not None:
             self.log.received(value)
         call, self._call = self._call, None
+        if call is not None:
+            call.active = False
         if call is None or sent_before < call.sent:
             self.fail(f"sent a message nobody asked for: {show(value, 80)}", call)
             return
@@ -153,20 +172,18 @@ class ProxyPlayer:
 
     # -- failure --------------------------------------------------------------
 
-    def _timed_out(self, kind: str) -> None:
-        """The canceller of a call: runs when the time limit passes."""
-        self._call = None
-        self.fail(f"no reply to {kind} within {self.timeout:g} s")
-
-    def _timeout_failure(self, result: Any, timeout: float) -> Any:
-        if isinstance(result, Failure):
-            return Failure(PlayerFailure(self.failure or f"no reply within {timeout:g} s"))
-        return result
+    def _limit_passed(self, call: _Call) -> None:
+        """The time limit of ``call`` has passed: a reply waiting in the socket still counts; else fail."""
+        self.connection.read_waiting()
+        if self._call is call:
+            self.fail(f"no reply to {call.kind} within {self.timeout:g} s", call)
 
     def fail(self, reason: str, call: _Call | None = None) -> None:
         """Record the first failure, close the connection, fail the pending call."""
         pending = call or self._call
         self._call = None
+        if pending is not None:
+            pending.active = False
         if self.failure is None:
             self.failure = reason
             self.connection.close()

@@ -82,6 +82,7 @@ class HostProtocol(JSONStreamProtocol):
     """One client connection on the host."""
 
     factory: SignupFactory
+    write_at_once = True
 
     def __init__(self) -> None:
         super().__init__()
@@ -148,8 +149,9 @@ class HostProtocol(JSONStreamProtocol):
         state, self.state = self.state, CLOSED
         if state == IN_LOBBY:
             self._waiting_failed("disconnected while waiting for a game")
-        elif state == PLAYING and self.proxy is not None:
-            self.proxy.connection_lost()
+        proxy, self.proxy = self.proxy, None  # a closed connection needs no player: no cycle is left
+        if state == PLAYING and proxy is not None:
+            proxy.connection_lost()
 
     # -- who holds the connection -------------------------------------------------------
 
@@ -258,9 +260,12 @@ class SignupFactory(ServerFactory):
         """Who is waiting, and what for (the policy's ``status``)."""
         return {"waiting": [connection.name for connection in self.lobby], **self.policy.status()}
 
-    def take_lobby(self) -> list[HostProtocol]:
-        """Everyone in the lobby, in sign-up order; the lobby is empty again."""
-        players, self.lobby = self.lobby, []
+    def take_lobby(self, count: int | None = None) -> list[HostProtocol]:
+        """Everyone in the lobby (or its first ``count``), in sign-up order; they leave the lobby."""
+        if count is None or count >= len(self.lobby):
+            players, self.lobby = self.lobby, []
+        else:
+            players, self.lobby = self.lobby[:count], self.lobby[count:]
         return players
 
     def stop(self) -> None:

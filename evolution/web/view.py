@@ -152,7 +152,7 @@ class WebView:
         self.keep_finished = keep_finished
         self.changed: Callable[[str], None] = lambda key: None
         self.live: dict[int, LiveGame] = {}
-        self.finished: OrderedDict[int, tuple[GameRecord, list]] = OrderedDict()
+        self.finished: OrderedDict[int, tuple[GameRecord, Any]] = OrderedDict()  # the record and its GameLog
         self._replays: OrderedDict[int, Encoded] = OrderedDict()
         self._replaying: dict[int, Pending] = {}
         self._stored: Json = {"recent_games": [], "tournaments": [], "leaderboard": []}
@@ -188,7 +188,7 @@ class WebView:
         del self.live[game.id]
         record = next((record for record in reversed(self.runner.records) if record.id == game.id), None)
         if record is not None:
-            self.finished[game.id] = (record, game.log.entries)
+            self.finished[game.id] = (record, game.log)
             while len(self.finished) > self.keep_finished:
                 self.finished.popitem(last=False)
         idle = getattr(self.runner.writer, "idle", None)
@@ -307,8 +307,8 @@ class WebView:
             return fail(Missing(f"game {game_id} is still running: its replay comes when it is over"))
         if game_id not in self._replaying:
             if game_id in self.finished:
-                record, entries = self.finished[game_id]
-                reading = self.reader.read(lambda _store: _replay(record, entries))
+                record, log = self.finished[game_id]
+                reading = self.reader.read(lambda _store: _replay(record, log.to_json()))
             else:
                 reading = self.reader.read(_stored_replay, game_id)
             self._replaying[game_id] = Pending(reading, lambda result: self._replayed(result, game_id))

@@ -15,7 +15,8 @@ same, and so are the replies (Action4, FeedingChoice). What differs
 (Player+ is ``[["id", i], ["species", boards], ["bag", b], ["cards", hand]]``,
 ``cards`` only for a non-empty hand.) For the host a dialect gives
 ``start(wh, me, id)``, ``choose(before, after)`` and ``feed_next(state,
-id)``; for a client, ``kind(message)`` (which message it is, by shape) and
+id)``, each the message's compact JSON text (``evolution.wire.texts``: the
+text of ``codec``'s values, made from pieces encoded once); for a client, ``kind(message)`` (which message it is, by shape) and
 ``read(kind, message)`` (checked against the dialect's schema, then
 decoded). Seed 002's start carries no watering hole: a client hears 0 there.
 """
@@ -27,21 +28,12 @@ from typing import Any, Callable
 
 from evolution.rules.player import LOB, FeedingState
 from evolution.rules.player_state import PlayerView
-from evolution.rules.species import Boards
-from evolution.rules.cards import Card
 from evolution.wire import codec
 from evolution.wire.messages import message_kind, read_choose, read_feed_next, read_score, read_start
 from evolution.wire.schemas import SCHEMAS
+from evolution.wire.texts import boards_text, cards_text, lob_text, player_plus_text
 
 Json = Any
-
-
-def player_plus(id: int, bag: int, boards: Boards, hand: tuple[Card, ...]) -> Json:
-    """Player+ (messages.md 5): id, species, bag, and the hand when it holds any card."""
-    fields = [["id", id], ["species", codec.boards_to_json(boards)], ["bag", bag]]
-    if hand:
-        fields.append(["cards", codec.cards_to_json(hand)])
-    return fields
 
 
 def _view_of_player(value: Json) -> PlayerView:
@@ -102,9 +94,9 @@ class Dialect:
     name: str
     signup_ok: str
     always_scores: bool  # the score message ends every game, whatever --send-scores says
-    start: Callable[[int, PlayerView, int], Json]
-    choose: Callable[[LOB, LOB], Json]
-    feed_next: Callable[[FeedingState, int], Json]
+    start: Callable[[int, PlayerView, int], str]
+    choose: Callable[[LOB, LOB], str]
+    feed_next: Callable[[FeedingState, int], str]
     kind: Callable[[Json], str]
     read: Callable[[str, Json], Any]
 
@@ -113,9 +105,12 @@ SEED000 = Dialect(
     "seed000",
     "ok",
     False,
-    lambda watering_hole, me, id: codec.start_to_json(watering_hole, me),
-    codec.choose_to_json,
-    lambda state, id: codec.feed_next_to_json(state),
+    lambda watering_hole, me, id: f"[{watering_hole},{me.bag},{boards_text(me.boards)},{cards_text(me.hand)}]",
+    lambda before, after: f"[{lob_text(before)},{lob_text(after)}]",
+    lambda state, id: (
+        f"[{state.bag},{boards_text(state.boards)},{cards_text(state.hand)},{state.watering_hole},"
+        f"{lob_text(state.others)}]"
+    ),
     _kind_000,
     _read_000,
 )
@@ -124,12 +119,12 @@ SEED002 = Dialect(
     "seed002",
     "ack",
     True,
-    lambda watering_hole, me, id: ["start", player_plus(id, me.bag, me.boards, me.hand)],
-    lambda before, after: ["choose", codec.choose_to_json(before, after)],
-    lambda state, id: [
-        "feed", state.watering_hole, codec.lob_to_json(state.others),
-        player_plus(id, state.bag, state.boards, state.hand),
-    ],
+    lambda watering_hole, me, id: f'["start",{player_plus_text(id, me.bag, me.boards, me.hand)}]',
+    lambda before, after: f'["choose",[{lob_text(before)},{lob_text(after)}]]',
+    lambda state, id: (
+        f'["feed",{state.watering_hole},{lob_text(state.others)},'
+        f"{player_plus_text(id, state.bag, state.boards, state.hand)}]"
+    ),
     _kind_002,
     _read_002,
 )

@@ -12,7 +12,8 @@ arrives. ``FramingError`` reports bytes that are not JSON (a scalar as soon as
 its bytes can no longer begin a number or a literal, so ``aaaa`` fails without
 waiting for a delimiter), a value larger than ``max_bytes``, or nesting deeper
 than ``max_depth``; the stream cannot be resynchronised after one.
-``encode_message`` writes a value as one compact line.
+``encode_text`` writes a value as compact JSON text, ``encode_message`` as one
+compact line of UTF-8.
 
 The scanner never hands a value to ``json.loads`` before it has checked the
 value's size and depth, so a 10 MB line or 10,000 nested brackets cost a
@@ -81,9 +82,17 @@ def decode_value(data: bytes) -> Any:
     return value
 
 
+_encoder = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+
+
+def encode_text(value: Any) -> str:
+    """One JSON value as compact text (non-ASCII characters as themselves)."""
+    return _encoder.encode(value)
+
+
 def encode_message(value: Any) -> bytes:
     """One compact JSON value and a newline, UTF-8."""
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode("utf-8") + b"\n"
+    return _encoder.encode(value).encode("utf-8") + b"\n"
 
 
 def decode_one(data: bytes, max_bytes: int = DEFAULT_MAX_BYTES, max_depth: int = DEFAULT_MAX_DEPTH) -> Any:
