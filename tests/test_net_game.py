@@ -10,6 +10,7 @@ from evolution.net.client import Refused
 from evolution.rules.cards import Deck
 from evolution.rules.local import play_local_game
 from evolution.rules.silly import SillyPlayer
+from evolution.host import games
 from hosting import LocalHost, new_host, until
 
 
@@ -87,3 +88,17 @@ class StoppingTests(unittest.TestCase):
         self.assertTrue(all(seat.rank is None for seat in record.players))
         await stuck
         await gatherResults(goods)  # every client was hung up on
+
+
+class MemoryTests(unittest.TestCase):
+    timeout = 30
+
+    async def test_the_runner_keeps_only_the_latest_records_in_memory(self) -> None:
+        # A host that runs for days must not keep every game in memory: the store has them all.
+        self.patch(games, "RECENT_RECORDS", 2)
+        host = new_host(self, "--players", "3-3")
+        for game in range(3):
+            await gatherResults([host.client(f"bot {game}.{i}") for i in range(3)])
+        records = await host.runner.when_games_over(3)
+        self.assertEqual([record.id for record in records], [2, 3])
+        self.assertEqual(len((await host.stored()).games()), 3)

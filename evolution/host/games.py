@@ -27,6 +27,7 @@ it until it does (``evolution.host.store_writer``).
 from __future__ import annotations
 
 import random
+from collections import deque
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Callable
@@ -50,6 +51,9 @@ from evolution.wire.codec import score_to_json
 from evolution.wire.dialects import SEED000, Dialect
 
 log = Logger()
+
+RECENT_RECORDS = 1000
+"""Records of finished games the runner keeps in memory (the web view shows the latest at once)."""
 
 
 @dataclass(frozen=True)
@@ -182,7 +186,7 @@ class GameRunner:
         self.games_over = 0
         self.running: dict[int, RunningGame] = {}
         self.deadlines = Deadlines(clock)  # every call's time limit, in all games
-        self.records: list[GameRecord] = []
+        self.records: deque[GameRecord] = deque(maxlen=RECENT_RECORDS)  # the latest; the store has them all
         self._waiters: list[tuple[int, Deferred]] = []
         self._watchers: list[Callable[[str, RunningGame], None]] = []
 
@@ -199,7 +203,7 @@ class GameRunner:
                 log.failure("a watcher of game {game} failed on {event}", game=game.id, event=event)
 
     def when_games_over(self, count: int) -> Deferred[list[GameRecord]]:
-        """Fires with the records once ``count`` games are over."""
+        """Fires with the records (the latest ``RECENT_RECORDS``) once ``count`` games are over."""
         waiter: Deferred = Deferred()
         self._waiters.append((count, waiter))
         self._wake()
