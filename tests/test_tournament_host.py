@@ -247,3 +247,49 @@ class SwissTests(TournamentCase):
         ranked = [row for row in summary["standings"] if row["rank"] is not None]
         self.assertEqual([row["points"] for row in ranked], sorted((r["points"] for r in ranked), reverse=True))
         self.assertEqual(summary["winners"], [row["name"] for row in ranked if row["rank"] == 1])
+
+
+class TellRemovedBetweenGamesTests(TournamentCase):
+    async def test_a_bot_that_talks_between_games_is_told_why_it_is_out(self) -> None:
+        # As the leaver's test: the chatty bot wins the small game (its two rivals cheat), then
+        # talks while the other game of the round, between bots that take their time, goes on.
+        host = new_host(self, *knockout(9, "--seed", "3", "--send-scores", "--tell-removed"))
+        clients = []
+        for name in [f"p{k}" for k in range(1, 7)]:
+            clients.append(host.client(name, Thinking(SillyPlayer(), 0.02, reactor)))
+            await until(lambda: len(host.factory.lobby) == len(clients))
+        chatty = await chatty_client(host.port)
+        await until(lambda: len(host.factory.lobby) == 7)
+        clients += await self.sign_up(host, ["c1", "c2"], {"c1": "cheater", "c2": "cheater"})
+        await host.tournaments.when_over(1)
+        await gatherResults([c.addErrback(lambda f: None) for c in clients])
+        self.assertIn(b'["removed","sent a message while waiting for a game"]', b"".join(chatty.received))
+        [tournament] = (await host.stored()).tournaments()
+        failures = {f["name"]: f["reason"] for f in tournament.to_json()["failures"]}
+        self.assertEqual(failures["chatty"], "sent a message while waiting for a game")
+
+
+async def chatty_client(port: int) -> ClientProtocol:
+    """A silly bot that, seeing its game's scores, says something nobody asked for."""
+    from twisted.internet.endpoints import TCP4ClientEndpoint
+    from twisted.internet.protocol import Factory
+
+    class Chatty(ClientProtocol):
+        def __init__(self, name: str, player: Any) -> None:
+            super().__init__(name, player)
+            self.received: list[bytes] = []
+
+        def dataReceived(self, data: bytes) -> None:
+            self.received.append(data)
+            super().dataReceived(data)
+
+        def _handle(self, value: Any) -> Any:
+            if self.signed_up and message_kind(value) == "score":
+                self.sendMessage("hello?")
+                return None
+            return super()._handle(value)
+
+    endpoint = TCP4ClientEndpoint(reactor, "127.0.0.1", port)
+    client = await endpoint.connect(Factory.forProtocol(lambda: Chatty("chatty", SillyPlayer())))
+    client.done.addErrback(lambda failure: None)
+    return client

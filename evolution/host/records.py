@@ -80,8 +80,9 @@ class GameRecord:
         return self.outcome == "finished"
 
     def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["players"] = [_compact(asdict(player)) for player in self.players]
+        """The record as JSON data (a shallow copy: it runs on the reactor thread for every game)."""
+        data = {name: getattr(self, name) for name in _GAME_FIELDS}
+        data["players"] = [_compact(vars(player)) for player in self.players]
         return data
 
     @classmethod
@@ -95,6 +96,7 @@ class GameRecord:
 
 
 _TOURNAMENT_ONLY = ("entrant", "points", "rating_mu", "rating_sigma")
+_GAME_FIELDS = tuple(f.name for f in fields(GameRecord) if f.name != "players")
 
 
 def _compact(seat: dict[str, Any]) -> dict[str, Any]:

@@ -39,12 +39,10 @@ from evolution.host.store import round_over, tournament_begun, tournament_over
 from evolution.text import escape
 from evolution.tournament.formats import Knockout, Swiss
 from evolution.tournament.manager import TournamentManager
-from evolution.tournament.scoring import points
 from evolution.tournament.standings import Entrant, GameReport, Seat
 
 log = Logger()
 
-FORMATS = ("knockout", "swiss")
 
 
 @dataclass(frozen=True)
@@ -157,14 +155,11 @@ class TournamentRun:
 
     def _annotate(self, record: GameRecord, report: GameReport, game: list[Entrant]) -> GameRecord:
         """The tournament's view of each seat: which entrant, its points, its rating after the game."""
-        size = len(game)
         seats = []
         for seat, entrant in zip(record.players, game):
-            place = report.places.get(entrant)
             mu, sigma = self.format.rating(entrant) if isinstance(self.format, Swiss) else (None, None)
             seats.append(replace(
-                seat, entrant=entrant.number, points=points(place, size) if place else 0,
-                rating_mu=mu, rating_sigma=sigma,
+                seat, entrant=entrant.number, points=report.points.get(entrant, 0), rating_mu=mu, rating_sigma=sigma
             ))
         return replace(record, players=tuple(seats))
 
@@ -177,7 +172,8 @@ class TournamentRun:
                 reason=escape(reason),
             )
             self.runner.hang_up(entrant.handle, reason)
-        entrant.handle.close()
+        else:
+            entrant.handle.close()
 
     # -- the manager's observer -------------------------------------------------------------
 

@@ -168,9 +168,9 @@ class HostProtocol(JSONStreamProtocol):
 
     def _waiting_failed(self, reason: str) -> None:
         on_failure, self._on_waiting_failure = self._on_waiting_failure, None
-        self.close()
-        if on_failure is not None:
+        if on_failure is not None:  # first, so that the holder may still tell the player why
             on_failure(reason)
+        self.close()
 
     def refuse(self, reason: str) -> None:
         """A sign-up that failed: log it and hang up without a reply."""

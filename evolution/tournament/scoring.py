@@ -2,8 +2,8 @@
 
 Offers ``places(scores)``: the place of each player in one game, equal
 scores sharing the best place (competition ranking: 1, 1, 3); ``points(place,
-players)``: the tournament points a place is worth; and ``POINTS_DOC``, the
-table as the README and ``--help`` show it.
+players)``: the tournament points a place is worth (the README shows the
+table).
 
 The points do not depend on the size of the game, only on how many of its
 players a place beats: first is worth 10, last 0, and the places between are
@@ -29,7 +29,6 @@ from typing import Hashable, Mapping, TypeVar
 K = TypeVar("K", bound=Hashable)
 
 TOP = 10
-POINTS_DOC = "points per game: 10 for first, 0 for last, evenly between (8 players: 10 9 7 6 4 3 1 0); ties share"
 
 
 def places(scores: Mapping[K, int]) -> dict[K, int]:

@@ -61,6 +61,7 @@ class GameReport:
     seats: list[Seat]
     game_id: int | None = None
     places: dict[Entrant, int] = field(default_factory=dict)
+    points: dict[Entrant, int] = field(default_factory=dict)  # what the game gave each entrant
     settled: bool = False
 
     def first(self) -> list[Entrant]:
@@ -69,7 +70,7 @@ class GameReport:
 
 
 def record_game(report: GameReport, round: int) -> GameReport:
-    """Give each seat its place and points; a removed seat fails its entrant for good."""
+    """Give each seat its place and points (kept in the report too); a removed seat fails its entrant for good."""
     scores = {seat.entrant: seat.score for seat in report.seats if seat.failure is None and seat.score is not None}
     report.places = places(scores)
     size = len(report.seats)
@@ -82,8 +83,8 @@ def record_game(report: GameReport, round: int) -> GameReport:
             continue
         place = report.places.get(entrant)
         entrant.last_place, entrant.last_score = place, seat.score
-        if place is not None:
-            entrant.points += points(place, size)
+        report.points[entrant] = points(place, size) if place is not None else 0
+        entrant.points += report.points[entrant]
     return report
 
 
