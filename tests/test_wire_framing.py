@@ -6,7 +6,7 @@ import json
 import re
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from evolution.wire.framing import FramingError, JSONStreamDecoder, encode_message
@@ -44,6 +44,42 @@ def test_any_split_of_a_stream_gives_the_values_in_order(items, cuts):
         texts.append(separator + text)
     data = "".join(texts).encode("utf-8")
     assert decode_in_pieces(data, [c for c in cuts if c < len(data)]) == [value for value, _ in items]
+
+
+def outcome(decoder: JSONStreamDecoder, pieces: list[bytes]) -> tuple:
+    """The values ``pieces`` give, or the refusal's words."""
+    values = []
+    try:
+        for piece in pieces:
+            values += decoder.feed(piece)
+    except FramingError as error:
+        return ("refused", str(error))
+    return ("values", values)
+
+
+line_texts = json_values.map(lambda value: json.dumps(value, ensure_ascii=False)) | st.builds(
+    str.__add__,
+    st.sampled_from('[{"'),  # a line that begins a scalar is read the scanner's way anyway
+    st.text(alphabet='[]{}",:0123456789 -eE.tfnulrsa\\\t\x0b\u00a0', max_size=30),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@example('[[["x"]]]', (1024, 2))  # deeper than allowed
+@example('["xxxxxxxxxx"]', (10, 2))  # longer than allowed
+@example("[1] x", (1024, 64))  # garbage after the value
+@example("[NaN]", (1024, 64))
+@given(line_texts, st.sampled_from([(10, 2), (40, 3), (1024, 64)]))
+def test_a_whole_line_reads_as_the_same_line_byte_by_byte(text, limits):
+    # A whole line is read the fast way when it can be; the byte-by-byte scanner is the
+    # reference: the same values, or a refusal too (whose words may name a different
+    # byte: a scalar that never ends is refused at its first impossible byte).
+    data = (text + "\n").encode("utf-8")
+    whole = outcome(JSONStreamDecoder(*limits), [data])
+    one_by_one = outcome(JSONStreamDecoder(*limits), [data[i:i + 1] for i in range(len(data))])
+    assert whole[0] == one_by_one[0]
+    if whole[0] == "values":
+        assert whole == one_by_one
 
 
 def test_values_back_to_back_and_split_utf8():
