@@ -153,6 +153,20 @@ def test_a_legal_action4_is_accepted(action):
     assert check_action(action, BOARDS, HAND) is action
 
 
+def test_the_same_answer_checked_again_against_other_boards_or_hand_is_judged_again():
+    # A legal answer is remembered so that the dealer need not check twice what the
+    # wire layer checked; against a different hand or boards it is checked afresh.
+    action = Action4(0, grow_body=(Growth(1, 3),))
+    assert check_action(action, BOARDS, HAND) is action
+    with pytest.raises(RulesViolation, match="not in the hand of 1 cards"):
+        check_action(action, BOARDS, HAND[:1])
+    assert check_action(action, BOARDS, HAND) is action
+    with pytest.raises(RulesViolation, match="board 1 does not exist"):
+        check_action(action, BOARDS[:1], HAND)
+    assert check_action(action, BOARDS, HAND) is action
+    assert check_action(action, list(BOARDS), list(HAND)) is action
+
+
 def test_a_player_with_an_empty_hand_has_no_legal_action4():
     with pytest.raises(RulesViolation) as caught:
         check_action(Action4(0), BOARDS, [])

@@ -167,11 +167,30 @@ class _Check:
                 raise RulesViolation(f"board {board} would have the trait {trait} twice", where)
 
 
+_LEGAL_KEPT = 4096  # more than the answers of every game a host plays at once, between two checks
+_legal: dict[int, tuple[Action4, tuple[Species, ...], tuple[Card, ...]]] = {}
+"""Action4 objects found legal and not yet checked again, by identity, with the boards and hand checked against."""
+
+
 def check_action(action: object, boards: Sequence[Species], hand: Sequence[Card]) -> Action4:
-    """Return ``action`` if it is a legal Action4 for this player, else raise."""
+    """Return ``action`` if it is a legal Action4 for this player, else raise.
+
+    The very same action object, found legal a moment ago against equal
+    boards and hand, is not checked again: a remote player's answer is checked
+    where it is read (to name the offending part of the message) and again by
+    the dealer, against the same boards and hand. The answer depends only on
+    those values, all immutable, so remembering it changes no outcome.
+    """
     if not isinstance(action, Action4):
         raise RulesViolation(f"expected an Action4, got {type(action).__name__}")
+    boards, hand = tuple(boards), tuple(hand)
+    known = _legal.pop(id(action), None)
+    if known is not None and known[0] is action and known[1] == boards and known[2] == hand:
+        return action
     _Check(action, boards, hand).run()
+    if len(_legal) >= _LEGAL_KEPT:
+        del _legal[next(iter(_legal))]  # the oldest
+    _legal[id(action)] = (action, boards, hand)  # the action is kept alive: its id is not reused meanwhile
     return action
 
 
