@@ -1,9 +1,10 @@
 """Load: one host process under many bots; what one game and one message cost it.
 
 ``python -m bench load [--bots N ...] [--seconds S] [--warmup W] [--players P]
-[--procs K] [--host-option=OPTION ...] [--keep] [--profile FILE] [--json FILE]``;
-``make bench`` runs it at 100, 500, 1,000 and 2,000 bots. ``run_load`` is also
-what ``make soak`` (``bench/soak.py``) uses. Nothing here asserts a speed.
+[--procs K] [--host-option=OPTION ...] [--floor] [--keep] [--profile FILE]
+[--json FILE]``; ``make bench`` runs it at 100, 500, 1,000 and 2,000 bots, with
+``--floor``. ``run_load`` is also what ``make soak`` (``bench/soak.py``) uses.
+Nothing here asserts a speed.
 
 The setup, for each N
 ---------------------
@@ -30,6 +31,11 @@ The setup, for each N
   shuffled decks (seeds 0..199, over and over), in this process: 10 games in
   a row every 0.2 s through the window (a few per cent of a core), and 200
   games in a row before the host starts and after it stopped.
+- With ``--floor``, once the host has stopped: the floor host
+  (``bench/floor_host.py``: bare Twisted, which replays stored games' message
+  logs and does nothing else) on a free port, loaded with every game the host
+  just stored (those in which a seat failed left out), and N new bots in K
+  processes, with the same warm-up and window length.
 
 The figures, and how each is measured
 -------------------------------------
@@ -99,6 +105,20 @@ host memory per connected bot
     ``VmHWM`` (the peak) too. It holds all the per-connection state:
     transport, protocol, decoder buffers, proxy players, running games and
     their logs, and whatever the allocator keeps.
+floor (``--floor``): CPU per message and per game; host/floor
+    The floor host's user + system CPU over its window, as for the host,
+    divided by the messages the bots counted (the same kind of count as the
+    host's), or by the games they saw end in the window (names seen ending
+    / P). The bots' replies are the recorded ones (deterministic silly
+    players answering the recorded questions), so the floor carries the very
+    traffic the host did: the same messages per game, the same sign-ups,
+    connects and hang-ups, through Twisted's reactor, the same system calls
+    and loopback TCP. What it costs is the least any host written with
+    Twisted pays on this machine; host/floor (the host's CPU per message
+    over the floor's) is how far above that the host's own work puts it.
+    The floor goes at the pace the bots set (it waits on them much of the
+    time, so it drains fewer messages per wake-up than a busy host does):
+    its figures are for that pace, and its games/s shows the bots' limit.
 honest bots removed
     Every seat of every stored game of the run (not only the window) whose
     ``removed_reason`` is set, by reason: every bot answers at once and
@@ -132,6 +152,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import resource
 import shutil
@@ -147,6 +168,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from bench.floor_host import FloorProcess
 from evolution.host.demo import HostProcess, free_port
 from evolution.host.store import ResultsStore
 from evolution.rules.cards import Deck
@@ -210,6 +232,11 @@ class LoadResult:
     bot_errors: dict[str, int] = field(default_factory=dict)
     bot_cpu_percent: list[float] = field(default_factory=list)
     bot_lag_ms: dict[str, float] = field(default_factory=dict)  # worst process: p99, max
+    floor_cpu_per_message_us: float = float("nan")  # the floor host (--floor): the same bots, the same games
+    floor_cpu_per_game_ms: float = float("nan")
+    floor_games_per_s: float = float("nan")
+    floor_cpu_percent: float = float("nan")
+    floor_bot_errors: dict[str, int] = field(default_factory=dict)
     folder: str = ""
 
 
@@ -357,6 +384,32 @@ class SwarmProcess:
                     "lag": {}}
 
 
+def start_swarms(swarms: list[SwarmProcess], port: int, bots: int, procs: int, warmup: float, seconds: float,
+                 out: Path) -> tuple[float, float]:
+    """Start ``procs`` bot processes sharing ``bots`` bots (appended to ``swarms``, their records to
+    ``out-K.json``): they begin to connect in 1.5 s; return the window (T0, T1) agreed with them."""
+    begin = time.time() + 1.5  # the bot processes need about a second to start
+    t0 = begin + bots / CONNECT_RATE + warmup
+    t1 = t0 + seconds
+    deadline = t1 + DRAIN_LIMIT + 30
+    share, extra = divmod(bots, procs)
+    first = 0
+    for k in range(procs):
+        count = share + (1 if k < extra else 0)
+        swarms.append(SwarmProcess(port, first, count, begin, (t0, t1), t1, deadline, Path(f"{out}-{k}.json")))
+        first += count
+    return t0, t1
+
+
+def drain(swarms: list[SwarmProcess], t1: float) -> None:
+    """Wait (DRAIN_LIMIT at most) until the bots, which sign up no more after T1, play no game."""
+    drain_end = t1 + DRAIN_LIMIT
+    quiet = 0
+    while time.time() < drain_end and quiet < 2:  # two quiet reports in a row: no game is running
+        time.sleep(0.3)
+        quiet = quiet + 1 if not any(s.busy for s in swarms) else 0
+
+
 def stop_host(host: HostProcess, limit: float = 60.0) -> None:
     if host.process.poll() is None:
         host.process.send_signal(signal.SIGTERM)
@@ -371,14 +424,19 @@ def stop_host(host: HostProcess, limit: float = 60.0) -> None:
 
 
 def run_load(bots: int, seconds: float = 20.0, warmup: float = 8.0, players: int = 8, procs: int | None = None,
-             host_options: list[str] | None = None, keep: bool = False, profile: Path | None = None) -> LoadResult:
-    """Play N bots against a fresh host for a warm-up and a measured window; measure.
+             host_options: list[str] | None = None, keep: bool = False, profile: Path | None = None,
+             floor: bool = False) -> LoadResult:
+    """Play N bots against a fresh host for a warm-up and a measured window; measure; with ``floor``, then
+    the same against the floor host replaying the games the host stored (``run_floor``).
 
     The host's store, log and the bots' records go to a temporary folder, removed at the end unless ``keep``.
     """
     folder = Path(tempfile.mkdtemp(prefix=f"evolution-load-{bots}-"))
     try:
-        return _run(bots, seconds, warmup, players, procs, list(host_options or []), folder, profile)
+        result = _run(bots, seconds, warmup, players, procs, list(host_options or []), folder, profile)
+        if floor:
+            run_floor(result, warmup, folder)
+        return result
     finally:
         if keep:
             print(f"load: the host's store and log, and the bots' records, are in {folder}")
@@ -403,16 +461,7 @@ def _run(bots: int, seconds: float, warmup: float, players: int, procs: int | No
         host.wait_until_listening()
         time.sleep(1.0)
         result.rss_idle_kib = memory_kib(host.process.pid)["VmRSS"]
-        begin = time.time() + 1.5  # the bot processes need about a second to start
-        t0 = begin + bots / CONNECT_RATE + warmup
-        t1 = t0 + seconds
-        deadline = t1 + DRAIN_LIMIT + 30
-        share, extra = divmod(bots, procs)
-        first = 0
-        for k in range(procs):
-            count = share + (1 if k < extra else 0)
-            swarms.append(SwarmProcess(port, first, count, begin, (t0, t1), t1, deadline, folder / f"bots-{k}.json"))
-            first += count
+        t0, t1 = start_swarms(swarms, port, bots, procs, warmup, seconds, folder / "bots")
         spy = _profile(profile, host.process.pid, t0, seconds)
         sleep_until(t0)
         overflows_before = listen_overflows()
@@ -423,11 +472,7 @@ def _run(bots: int, seconds: float, warmup: float, players: int, procs: int | No
         sched_after = [scheduler_seconds(pid) for pid in [host.process.pid] + [s.process.pid for s in swarms]]
         result.listen_overflows = listen_overflows() - overflows_before
         memory = memory_kib(host.process.pid)
-        drain_end = t1 + DRAIN_LIMIT
-        quiet = 0
-        while time.time() < drain_end and quiet < 2:  # two quiet reports in a row: no game is running
-            time.sleep(0.3)
-            quiet = quiet + 1 if not any(s.busy for s in swarms) else 0
+        drain(swarms, t1)
     finally:
         if spy is not None:
             spy.wait()
@@ -453,6 +498,32 @@ def _run(bots: int, seconds: float, warmup: float, players: int, procs: int | No
     return result
 
 
+def run_floor(result: LoadResult, warmup: float, folder: Path) -> None:
+    """The same bots, warm-up and window against the floor host (``bench.floor_host``) replaying the games the
+    real host stored in ``folder``; its CPU per message and per game go into ``result``."""
+    port = free_port()
+    floor = FloorProcess(port, folder / "results.sqlite", folder / "floor.log", result.players)
+    swarms: list[SwarmProcess] = []
+    try:
+        floor.wait_until_listening(limit=60.0)  # it loads every stored game first
+        t0, t1 = start_swarms(swarms, port, result.bots, result.procs, warmup, result.seconds, folder / "floor-bots")
+        sleep_until(t0)
+        before = cpu_seconds(floor.process.pid)
+        sleep_until(t1)
+        after = cpu_seconds(floor.process.pid)
+        drain(swarms, t1)
+    finally:
+        stop_host(floor)
+        outputs = [swarm.result(limit=60) for swarm in swarms]
+    cpu = sum(after) - sum(before)
+    games = sum(1 for output in outputs for _, at in output["ended"] if t0 <= at < t1) / result.players
+    result.floor_cpu_per_message_us = 1e6 * cpu / max(window_messages(outputs), 1)
+    result.floor_cpu_per_game_ms = 1000 * cpu / games if games else float("nan")
+    result.floor_games_per_s = games / result.seconds
+    result.floor_cpu_percent = 100 * cpu / result.seconds
+    result.floor_bot_errors = dict(sum((Counter(output["errors"]) for output in outputs), Counter()))
+
+
 def _profile(output: Path | None, pid: int, t0: float, seconds: float) -> subprocess.Popen | None:
     """py-spy (when asked for, and on PATH) samples the host over the window, 100 times a second, C frames
     included (garbage collection shows as ``gc_collect_main``). It stops the host for each sample: the figures
@@ -474,12 +545,19 @@ def _timestamp(text: str) -> float:
     return datetime.fromisoformat(text).timestamp()
 
 
+def window_messages(outputs: list[dict[str, Any]]) -> int:
+    """Messages the bots sent and received in the window, as they counted them at T0 and T1."""
+    windows = [output["window"] for output in outputs]
+    return sum(window["t1"][k] - window["t0"][k] for window in windows if "t0" in window and "t1" in window
+               for k in ("sent", "received"))
+
+
 def _analyse(result: LoadResult, db: Path, outputs: list[dict[str, Any]], t0: float, t1: float) -> None:
     signups: list[float] = []
+    result.messages = window_messages(outputs)
     for output in outputs:
         window = output["window"]
         if "t0" in window and "t1" in window:
-            result.messages += sum(window["t1"][k] - window["t0"][k] for k in ("sent", "received"))
             for state in ("connecting", "lobby", "playing", "done"):
                 result.bots_at_t1[state] = result.bots_at_t1.get(state, 0) + window["t1"].get(state, 0)
         signups += [seconds for at, seconds in output.get("signups", ()) if t0 <= at < t1]
@@ -646,7 +724,21 @@ def describe(result: LoadResult) -> str:
         f"p99 {result.bot_lag_ms.get('p99', float('nan')):.1f} ms, max {result.bot_lag_ms.get('max', float('nan')):.0f} ms"
         + (f"; errors {result.bot_errors}" if result.bot_errors else ""),
     ]
+    if _has_floor(result):
+        lines.append(
+            f"  floor (bare Twisted, same traffic): {result.floor_cpu_per_message_us:.1f} us per message, "
+            f"{result.floor_cpu_per_game_ms:.2f} ms per game; the host is {_host_to_floor(result):.1f} times the "
+            f"floor (floor: {result.floor_games_per_s:.0f} games/s, CPU {result.floor_cpu_percent:.0f}% of a core)"
+            + (f"; errors {result.floor_bot_errors}" if result.floor_bot_errors else ""))
     return "\n".join(lines)
+
+
+def _has_floor(result: LoadResult) -> bool:
+    return not math.isnan(result.floor_games_per_s)
+
+
+def _host_to_floor(result: LoadResult) -> float:
+    return result.host_cpu_per_message_us / result.floor_cpu_per_message_us
 
 
 def _three(figures: dict[str, float], digits: int = 1) -> str:
@@ -654,9 +746,12 @@ def _three(figures: dict[str, float], digits: int = 1) -> str:
 
 
 def table(results: list[LoadResult]) -> str:
+    """The figures as a markdown table; with floor columns if the floor was run."""
+    floor = any(_has_floor(r) for r in results)
     head = ("| bots | games/s | host CPU/game | host CPU/msg | host/engine | latency p50/p99/max | "
-            "longest stall | RSS/bot | removed | stored/seen |")
-    rows = [head, "|" + "---|" * 10]
+            "longest stall | RSS/bot | removed | stored/seen |" + (" floor CPU/game | floor CPU/msg | host/floor |"
+                                                                   if floor else ""))
+    rows = [head, "|" + "---|" * (13 if floor else 10)]
     for r in results:
         lat = r.latency_ms
         rows.append(
@@ -664,6 +759,8 @@ def table(results: list[LoadResult]) -> str:
             f"{r.ratio_to_engine:.0f}x | {lat['p50']:.0f}/{lat['p99']:.0f}/{lat['max']:.0f} ms | "
             f"{r.reply_wait_ms['max']:.0f} ms | {r.rss_per_bot_kib:.0f} KiB | {r.removed} | "
             f"{r.games_stored}/{r.games_seen_end} |"
+            + (f" {r.floor_cpu_per_game_ms:.2f} ms | {r.floor_cpu_per_message_us:.1f} us | {_host_to_floor(r):.1f}x |"
+               if floor else "")
         )
     return "\n".join(rows)
 
@@ -679,6 +776,9 @@ def parse(argv: list[str]) -> argparse.Namespace:
                         help="one more twistd evolution option, e.g. --host-option=--parallel-choose; {port} "
                              "stands for the host's port: "
                              "--host-option=--port=tcp:{port}:interface=127.0.0.1:backlog=1024")
+    parser.add_argument("--floor", action="store_true",
+                        help="after each host's run, the same bots against the floor host (bare Twisted) "
+                             "replaying the games the host stored; on when no option is given (make bench)")
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
     parser.add_argument("--keep", action="store_true", help="keep the host's store and log and the bots' records")
     parser.add_argument("--profile", type=Path, metavar="FILE",
@@ -688,10 +788,12 @@ def parse(argv: list[str]) -> argparse.Namespace:
 
 
 def main(argv: list[str] | None = None) -> None:
-    args = parse(argv or [])
+    """``python -m bench load [options]``; with no options (``make bench``), as ``--floor``."""
+    args = parse(argv or ["--floor"])
     results = []
     for bots in args.bots:
-        result = run_load(bots, args.seconds, args.warmup, args.players, args.procs, args.host_option, args.keep, args.profile)
+        result = run_load(bots, args.seconds, args.warmup, args.players, args.procs, args.host_option, args.keep,
+                          args.profile, args.floor)
         print(describe(result), flush=True)
         results.append(result)
     print()
