@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from evolution.host.database import APPLICATION_ID, SCHEMA_DIR
-from evolution.host.store import GameRecord, ResultsStore, SeatRecord, StoreError
+from evolution.host.store import GameRecord, ResultsStore, SeatRecord, StoreError, game_operation
 
 GAME = GameRecord(
     "2026-01-01T00:00:00.000+00:00",
@@ -39,6 +39,17 @@ def test_a_recorded_game_reads_back_whole(tmp_path):
     games = ResultsStore.open(tmp_path / "r.sqlite").games()
     assert [g.id for g in games] == [game_id, game_id + 1]
     assert games[0] == GAME
+
+
+def test_a_game_written_twice_is_stored_once(tmp_path):
+    # A journal applied again after a crash between commit and truncation: no change.
+    store = ResultsStore.open(tmp_path / "r.sqlite")
+    operation = game_operation(GAME.with_id(7), [[0, 1, "out", "ok"]])
+    store.apply(operation)
+    store.apply(game_operation(GAME.with_id(7), [[0, 1, "out", "another log"]]))
+    assert store.games() == [GAME.with_id(7)]
+    assert store.game_log(7) == [[0, 1, "out", "ok"]]
+    assert store.connection.execute("SELECT COUNT(*) FROM players").fetchone() == (3,)
 
 
 def test_a_database_of_a_newer_version_is_refused(tmp_path):

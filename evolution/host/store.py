@@ -124,16 +124,16 @@ class ResultsStore:
 
     def _store_game(self, game: GameRecord, log: list | str | None) -> None:
         execute = self.connection.execute
-        if execute("SELECT 1 FROM games WHERE id = ?", (game.id,)).fetchone():
-            return
-        execute(
+        inserted = execute(
             "INSERT INTO games (id, started_at, ended_at, deck, seed, turns, outcome, tournament_id, round, settings)"
-            " VALUES (?, ?, ?, ?, ?, ?, CAST(? AS TEXT), ?, ?, ?)",
+            " VALUES (?, ?, ?, ?, ?, ?, CAST(? AS TEXT), ?, ?, ?) ON CONFLICT (id) DO NOTHING",
             (
                 game.id, game.started_at, game.ended_at, game.deck, game.seed, game.turns, stored(game.outcome),
                 game.tournament_id, game.round, json.dumps(game.settings),
             ),
-        )
+        ).rowcount
+        if not inserted:  # stored already (a journal applied twice): nothing more to do
+            return
         self.connection.executemany(
             "INSERT INTO players (game_id, seat, name, score, rank, removed_turn, removed_step, removed_reason,"
             " entrant, points, rating_mu, rating_sigma)"

@@ -120,10 +120,12 @@ class HostProtocol(JSONStreamProtocol):
         self.refuse(reason)
 
     def dataReceived(self, data: bytes) -> None:
-        if self.state == SIGNING_UP and not self._got_bytes and data:
-            self._got_bytes = True
-            self._set_deadline("sign-up message incomplete")
+        first = self.state == SIGNING_UP and not self._got_bytes and data
         super().dataReceived(data)
+        if first:  # a sign-up begun but not complete has the limit again, from its first bytes
+            self._got_bytes = True
+            if self.state == SIGNING_UP and self._reading():
+                self._set_deadline("sign-up message incomplete")
 
     def messageReceived(self, value: Any) -> None:
         if self.state == SIGNING_UP:
