@@ -28,7 +28,7 @@ from evolution.net.endpoints import ListeningService, server_endpoint
 
 __all__ = ["Options", "TwistdOptions", "makeService"]
 
-GC_YOUNG = 100_000  # allocations between young collections (settle_memory)
+GC_YOUNG = 100_000  # more live container objects than at the last young collection, before the next (settle_memory)
 
 
 def settle_memory() -> None:
