@@ -1,0 +1,214 @@
+"""Measuring processes and the machine, and the bot processes, for the load benchmark (``bench.bench_load``).
+
+From ``/proc``: a process's CPU seconds (``cpu_seconds``), its threads' time running and waiting for a CPU
+(``scheduler_seconds``), its memory (``memory_kib``), and the machine's listen-queue overflows
+(``listen_overflows``); ``raise_file_limit``, ``sleep_until`` and ``percentiles``. The in-process engine's CPU per
+game, in a row (``engine_cpu_per_game``) and in bursts through the window (``engine_until``). The bot processes:
+``SwarmProcess`` (one ``bench.swarm`` process), ``start_swarms`` (N bots in K processes, and the window agreed with
+them), ``drain`` (until no game runs) and ``stop_host`` (SIGTERM, then kill).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from evolution.host.demo import HostProcess
+from evolution.rules.cards import Deck
+from evolution.rules.local import play_local_game
+from evolution.rules.silly import SillyPlayer
+
+ENGINE_GAMES = 200
+ENGINE_BURST = 10
+ENGINE_PAUSE = 0.2
+CONNECT_RATE = 1000.0
+DRAIN_LIMIT = 30.0
+CLOCK_TICK = os.sysconf("SC_CLK_TCK")
+
+
+# -- /proc ----------------------------------------------------------------------------
+
+
+def cpu_seconds(pid: int) -> tuple[float, float]:
+    """(user, system) CPU seconds of a process, all its threads."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return int(fields[11]) / CLOCK_TICK, int(fields[12]) / CLOCK_TICK
+
+
+def scheduler_seconds(pid: int) -> dict[str, float]:
+    """Seconds the process's main thread (the reactor, for the host) ran and waited for a CPU (its
+    ``/proc/PID/task/PID/schedstat``), and the same summed over all its threads."""
+    figures = {"main_run": 0.0, "main_wait": 0.0, "run": 0.0, "wait": 0.0}
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            run, wait = (int(x) / 1e9 for x in (task / "schedstat").read_text().split()[:2])
+        except (OSError, ValueError):
+            continue
+        figures["run"] += run
+        figures["wait"] += wait
+        if task.name == str(pid):
+            figures["main_run"], figures["main_wait"] = run, wait
+    return figures
+
+
+def listen_overflows() -> int:
+    """The system-wide count of connections dropped because a listen queue was full (TcpExt ListenOverflows)."""
+    lines = [line.split() for line in Path("/proc/net/netstat").read_text().splitlines() if line.startswith("TcpExt:")]
+    try:
+        return int(dict(zip(lines[0], lines[1]))["ListenOverflows"])
+    except (IndexError, KeyError, ValueError):
+        return 0
+
+
+def memory_kib(pid: int) -> dict[str, int]:
+    """VmRSS and VmHWM of a process, in KiB."""
+    values = {}
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        key, _, rest = line.partition(":")
+        if key in ("VmRSS", "VmHWM"):
+            values[key] = int(rest.split()[0])
+    return values
+
+
+def raise_file_limit(needed: int) -> int:
+    """Raise this process's soft RLIMIT_NOFILE to its hard limit (children inherit it); return it."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and soft < hard:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+        soft = hard
+    if soft != resource.RLIM_INFINITY and soft < needed:
+        print(f"load: warning: the file-descriptor limit {soft} is below the {needed} this run needs",
+              file=sys.stderr)
+    return soft
+
+
+def sleep_until(wall: float) -> None:
+    while (left := wall - time.time()) > 0:
+        time.sleep(min(left, 0.5))
+
+
+def percentiles(values: list[float]) -> dict[str, float]:
+    if not values:
+        return {"p50": float("nan"), "p99": float("nan"), "max": float("nan")}
+    ordered = sorted(values)
+    last = len(ordered) - 1
+    return {"p50": ordered[round(0.50 * last)], "p99": ordered[round(0.99 * last)], "max": ordered[last]}
+
+
+# -- the engine -----------------------------------------------------------------------
+
+
+def engine_cpu_per_game(players: int, games: int = ENGINE_GAMES) -> float:
+    """CPU seconds of one in-process game of silly players on a shuffled deck (seeds 0, 1, ...)."""
+    decks = [Deck.shuffled(seed) for seed in range(games)]
+    started = time.thread_time()
+    for deck in decks:
+        play_local_game([SillyPlayer() for _ in range(players)], deck)
+    return (time.thread_time() - started) / games
+
+
+def engine_until(wall: float, players: int) -> tuple[float, int]:
+    """Until ``wall``: ENGINE_BURST in-process games in a row every ENGINE_PAUSE seconds (seeds 0..199
+    over and over); return the CPU seconds per game and the games played. A few per cent of a core, so
+    the engine meets the same machine and neighbours as the host does in the window."""
+    cpu, games = 0.0, 0
+    while time.time() < wall:
+        decks = [Deck.shuffled((games + k) % ENGINE_GAMES) for k in range(ENGINE_BURST)]
+        started = time.thread_time()
+        for deck in decks:
+            play_local_game([SillyPlayer() for _ in range(players)], deck)
+        cpu += time.thread_time() - started
+        games += ENGINE_BURST
+        time.sleep(max(0.0, min(ENGINE_PAUSE, wall - time.time())))
+    return (cpu / games if games else float("nan")), games
+
+
+# -- the bot processes ----------------------------------------------------------------
+
+
+class SwarmProcess:
+    """One ``bench.swarm`` process; its status lines are read on a thread."""
+
+    def __init__(self, port: int, first: int, count: int, begin: float, window: tuple[float, float],
+                 stop: float, deadline: float, out: Path) -> None:
+        self.out = out
+        command = [
+            sys.executable, "-m", "bench.swarm", "--port", str(port), "--first", str(first), "--count", str(count),
+            "--begin", repr(begin), "--rate", repr(CONNECT_RATE), "--window", repr(window[0]), repr(window[1]),
+            "--stop", repr(stop), "--deadline", repr(deadline), "--out", str(out),
+        ]
+        root = Path(__file__).resolve().parent.parent
+        self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, text=True, cwd=root)
+        self.status: dict[str, int] = {}
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self) -> None:
+        for line in self.process.stdout:
+            try:
+                self.status = json.loads(line)
+            except ValueError:
+                pass
+
+    @property
+    def busy(self) -> bool:
+        """True until the process reports no bot playing or signing up (or it has exited)."""
+        if self.process.poll() is not None:
+            return False
+        return not self.status or self.status.get("playing", 1) > 0 or self.status.get("connecting", 1) > 0
+
+    def result(self, limit: float) -> dict[str, Any]:
+        try:
+            self.process.wait(timeout=limit)
+        except subprocess.TimeoutExpired:
+            self.process.terminate()
+            self.process.wait(timeout=10)
+        try:
+            return json.loads(self.out.read_text())
+        except (OSError, ValueError):
+            return {"window": {}, "replies": {}, "ended": [], "errors": {"no result from the bot process": 1},
+                    "lag": {}}
+
+
+def start_swarms(swarms: list[SwarmProcess], port: int, bots: int, procs: int, warmup: float, seconds: float,
+                 out: Path) -> tuple[float, float]:
+    """Start ``procs`` bot processes sharing ``bots`` bots (appended to ``swarms``, their records to
+    ``out-K.json``): they begin to connect in 1.5 s; return the window (T0, T1) agreed with them."""
+    begin = time.time() + 1.5  # the bot processes need about a second to start
+    t0 = begin + bots / CONNECT_RATE + warmup
+    t1 = t0 + seconds
+    deadline = t1 + DRAIN_LIMIT + 30
+    share, extra = divmod(bots, procs)
+    first = 0
+    for k in range(procs):
+        count = share + (1 if k < extra else 0)
+        swarms.append(SwarmProcess(port, first, count, begin, (t0, t1), t1, deadline, Path(f"{out}-{k}.json")))
+        first += count
+    return t0, t1
+
+
+def drain(swarms: list[SwarmProcess], t1: float) -> None:
+    """Wait (DRAIN_LIMIT at most) until the bots, which sign up no more after T1, play no game."""
+    drain_end = t1 + DRAIN_LIMIT
+    quiet = 0
+    while time.time() < drain_end and quiet < 2:  # two quiet reports in a row: no game is running
+        time.sleep(0.3)
+        quiet = quiet + 1 if not any(s.busy for s in swarms) else 0
+
+
+def stop_host(host: HostProcess, limit: float = 60.0) -> None:
+    if host.process.poll() is None:
+        host.process.send_signal(signal.SIGTERM)
+        try:
+            host.process.wait(timeout=limit)
+        except subprocess.TimeoutExpired:
+            host.process.kill()
+            host.process.wait()
