@@ -162,7 +162,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from bench.floor_host import FloorProcess
-from bench.load_analysis import _analyse, window_messages
+from bench.load_analysis import analyse, window_messages
 from bench.load_processes import (
     SwarmProcess,
     cpu_seconds,
@@ -258,7 +258,7 @@ def _run(bots: int, seconds: float, warmup: float, players: int, procs: int | No
     result.bot_cpu_percent = [
         100 * (after[0] + after[1] - before[0] - before[1]) / seconds for before, after in zip(bots_before, bots_after)
     ]
-    _analyse(result, db, outputs, t0, t1)
+    analyse(result, db, outputs, t0, t1)
     return result
 
 

@@ -1,6 +1,6 @@
 """Reading a load run's results store and the bots' records into the figures of its ``LoadResult``.
 
-``_analyse`` (games/s, CPU per game and per message, call latency and its parts, sign-ups, removals and where
+``analyse`` (games/s, CPU per game and per message, call latency and its parts, sign-ups, removals and where
 the time went for each timeout, games stored against games the bots saw end); ``window_messages`` (the messages
 the bots counted in the window, which the floor's figures use too). How each figure is measured: the docstring
 of ``bench/bench_load.py``.
@@ -29,7 +29,7 @@ def window_messages(outputs: list[dict[str, Any]]) -> int:
                for k in ("sent", "received"))
 
 
-def _analyse(result: LoadResult, db: Path, outputs: list[dict[str, Any]], t0: float, t1: float) -> None:
+def analyse(result: LoadResult, db: Path, outputs: list[dict[str, Any]], t0: float, t1: float) -> None:
     signups: list[float] = []
     result.messages = window_messages(outputs)
     for output in outputs:
