@@ -54,3 +54,16 @@ def test_a_cached_species_is_the_same_text_the_second_time_and_after_the_cache_i
     assert texts.species_text(species) == first == encode_text(codec.species_to_json(species))
     texts._species.clear()
     assert texts.species_text(species) == first
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.lists(S.species(), min_size=5, max_size=20, unique=True))
+def test_the_species_cache_never_holds_more_than_its_limit(boards):
+    original = texts.CACHE_LIMIT
+    texts.CACHE_LIMIT = 3
+    try:
+        for species in boards + boards:
+            assert texts.species_text(species) == encode_text(codec.species_to_json(species))
+            assert len(texts._species) <= 3
+    finally:
+        texts.CACHE_LIMIT = original
