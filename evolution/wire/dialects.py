@@ -44,9 +44,12 @@ def _view_of_player(value: Json) -> PlayerView:
 # -- seed 002, the client's side -------------------------------------------------------
 
 
+_KIND_OF_TAG_002 = {"start": "start", "choose": "choose", "feed": "feed-next", "removed": "removed"}
+
+
 def _kind_002(value: Json) -> str:
     if isinstance(value, list) and value and isinstance(value[0], str):
-        return {"start": "start", "choose": "choose", "feed": "feed-next", "removed": "removed"}.get(value[0], "unknown")
+        return _KIND_OF_TAG_002.get(value[0], "unknown")
     return message_kind(value)
 
 
@@ -102,31 +105,31 @@ class Dialect:
 
 
 SEED000 = Dialect(
-    "seed000",
-    "ok",
-    False,
-    lambda watering_hole, me, id: f"[{watering_hole},{me.bag},{boards_text(me.boards)},{cards_text(me.hand)}]",
-    lambda before, after: f"[{lob_text(before)},{lob_text(after)}]",
-    lambda state, id: (
+    name="seed000",
+    signup_ok="ok",
+    always_scores=False,
+    start=lambda watering_hole, me, id: f"[{watering_hole},{me.bag},{boards_text(me.boards)},{cards_text(me.hand)}]",
+    choose=lambda before, after: f"[{lob_text(before)},{lob_text(after)}]",
+    feed_next=lambda state, id: (
         f"[{state.bag},{boards_text(state.boards)},{cards_text(state.hand)},{state.watering_hole},"
         f"{lob_text(state.others)}]"
     ),
-    _kind_000,
-    _read_000,
+    kind=_kind_000,
+    read=_read_000,
 )
 
 SEED002 = Dialect(
-    "seed002",
-    "ack",
-    True,
-    lambda watering_hole, me, id: f'["start",{player_plus_text(id, me.bag, me.boards, me.hand)}]',
-    lambda before, after: f'["choose",[{lob_text(before)},{lob_text(after)}]]',
-    lambda state, id: (
+    name="seed002",
+    signup_ok="ack",
+    always_scores=True,
+    start=lambda watering_hole, me, id: f'["start",{player_plus_text(id, me.bag, me.boards, me.hand)}]',
+    choose=lambda before, after: f'["choose",[{lob_text(before)},{lob_text(after)}]]',
+    feed_next=lambda state, id: (
         f'["feed",{state.watering_hole},{lob_text(state.others)},'
         f"{player_plus_text(id, state.bag, state.boards, state.hand)}]"
     ),
-    _kind_002,
-    _read_002,
+    kind=_kind_002,
+    read=_read_002,
 )
 
 DIALECTS = {dialect.name: dialect for dialect in (SEED000, SEED002)}
