@@ -106,9 +106,8 @@ class Explainer:
     def __init__(self, documents: dict[str, dict[str, Any]], registry: Registry, fast: FastSchemas) -> None:
         self.documents = documents
         self.registry = registry
-        resolver = registry.resolver()
-        lookup = lambda uri: resolver.lookup(uri).contents  # noqa: E731
-        self.views = {name: _view_of(document, lookup) for name, document in documents.items()}
+        self._targets: dict[str, Any] = {}
+        self.views = {name: _view_of(document, self._target) for name, document in documents.items()}
         self._ordered = {name: _own_checks_first(document) for name, document in documents.items()}
         self._ordered_registry = Registry().with_resources(
             (document["$id"], Resource.from_contents(document)) for document in self._ordered.values()
@@ -116,7 +115,6 @@ class Explainer:
         self._explaining = validators.extend(StrictValidator, validators={"$ref": _skipping_valid_parts(fast)})
         self._validators: dict[str, Any] = {}
         self._explainers: dict[str, Any] = {}
-        self._targets: dict[str, Any] = {}
 
     def validator(self, name: str) -> Any:
         """The reference ``jsonschema`` validator of schema ``name`` (strict integers), built on first use."""
@@ -147,6 +145,7 @@ class Explainer:
         return node
 
     def _target(self, uri: str) -> Any:
+        """The schema at absolute ``uri``, resolved once (the views follow thousands of refs to a few dozen)."""
         return _once(self._targets, uri, lambda: self.registry.resolver().lookup(uri).contents)
 
     def path_of(self, error: ValidationError, name: str, root: str) -> str:
