@@ -26,12 +26,12 @@ from evolution.rules.species import Species
 
 
 class Lobby:
-    """A sign-up factory on a clock, recording the games it starts."""
+    """A sign-up factory on a clock, recording the games it starts (held while ``lag``, on that clock, says so)."""
 
-    def __init__(self, **config) -> None:
-        self.clock = Clock()
+    def __init__(self, lag: LagProbe | None = None, **config) -> None:
+        self.clock = lag.clock if lag is not None else Clock()
         self.games: list[list[HostProtocol]] = []
-        self.factory = SignupFactory(SignupConfig(**config), self.games.append, self.clock)
+        self.factory = SignupFactory(SignupConfig(**config), GameLobby(self.games.append, lag), self.clock)
         self._port = 40000
 
     def connect(self) -> tuple[HostProtocol, StringTransport]:
@@ -297,11 +297,9 @@ class OverloadTests(unittest.TestCase):
         globalLogPublisher.addObserver(observer)
         self.addCleanup(globalLogPublisher.removeObserver, observer)
         clock = Clock()
-        games: list[list[HostProtocol]] = []
         probe = LagProbe(clock, every=0.05, high=0.1, low=0.05)
-        lobby = Lobby.__new__(Lobby)
-        lobby.clock, lobby.games, lobby._port = clock, games, 40000
-        lobby.factory = SignupFactory(SignupConfig(min_players=3, max_players=3), GameLobby(games.append, probe), clock)
+        lobby = Lobby(probe, min_players=3, max_players=3)
+        games = lobby.games
         clock.advance(0.3)  # the reactor was busy: the probe ran 250 ms late
         self.assertTrue(probe.overloaded)
         for name in ("a", "b", "c", "d", "e", "f", "g"):
