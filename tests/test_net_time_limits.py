@@ -316,3 +316,31 @@ class OverloadTests(unittest.TestCase):
         self.assertEqual(len([line for line in lines if "lag fell" in line and "2 games" in line]), 1, lines)
         lobby.factory.stop()
         self.assertEqual(clock.getDelayedCalls(), [])
+
+    def on_time(self, clock: Clock, seconds: float) -> None:
+        """Let ``seconds`` pass with the reactor on time (the probe ticks every 50 ms)."""
+        for _ in range(round(seconds / 0.05)):
+            clock.advance(0.05)
+
+    def test_a_game_whose_quiet_window_closed_while_held_starts_when_the_lag_falls(self):
+        probe = LagProbe(Clock())
+        lobby = Lobby(probe, min_players=3, max_players=8, window=10.0)
+        for name in ("a", "b", "c"):
+            lobby.sign_up(name)
+        self.on_time(lobby.clock, 9.9)
+        lobby.clock.advance(0.2)  # the window closes while the reactor runs 150 ms late
+        self.assertTrue(probe.overloaded)
+        self.assertEqual(lobby.games, [])
+        lobby.clock.advance(0.05)  # on time again: the game has had its quiet window
+        self.assertFalse(probe.overloaded)
+        self.assertEqual([[p.name for p in game] for game in lobby.games], [["c", "b", "a"]])
+
+    def test_players_left_over_from_a_hold_start_no_game_beyond_max_games(self):
+        probe = LagProbe(Clock())
+        lobby = Lobby(probe, min_players=3, max_players=3, window=10.0, max_games=1)
+        lobby.clock.advance(0.3)
+        for name in ("a", "b", "c", "d", "e", "f"):
+            lobby.sign_up(name)
+        self.on_time(lobby.clock, 20)
+        self.assertEqual([[p.name for p in game] for game in lobby.games], [["c", "b", "a"]])
+        self.assertEqual([p.name for p in lobby.factory.lobby], ["d", "e", "f"])
