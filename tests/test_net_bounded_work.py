@@ -10,29 +10,22 @@ with a reason naming the field; nobody else is.
 
 from __future__ import annotations
 
-from typing import Any
-
 from twisted.internet import reactor
 from twisted.internet.defer import ensureDeferred, gatherResults
-from twisted.internet.task import deferLater
 from twisted.trial import unittest
 
 import adversaries as bad
 from hosting import new_host, until
+from evolution.net.client_cli import Thinking
 from evolution.rules.silly import SillyPlayer
 
 LIMITS = ("--timeout", "0.3", "--signup-timeout", "0.3", "--signup-window", "0.2", "--deck", "sorted")
 POISON = [0, [[i, i + 1] for i in range(4000)] + ["x"], [], [], []]
 
 
-class UnhurriedPlayer(SillyPlayer):
+def unhurried() -> Thinking:
     """Plays like the silly player, taking 10 ms per answer, so its game lasts while the other is played."""
-
-    def choose(self, before: Any, after: Any) -> Any:
-        return deferLater(reactor, 0.01, SillyPlayer.choose, self, before, after)
-
-    def feed_next(self, state: Any) -> Any:
-        return deferLater(reactor, 0.01, SillyPlayer.feed_next, self, state)
+    return Thinking(SillyPlayer(), 0.01, reactor)
 
 
 class BoundedWorkTests(unittest.TestCase):
@@ -41,7 +34,7 @@ class BoundedWorkTests(unittest.TestCase):
     async def test_a_reply_built_to_be_slow_to_explain_does_not_stall_the_other_game(self) -> None:
         # 30 KB: beyond the default limit on a reply (16 KiB), so the operator raised it.
         host = new_host(self, "--players", "3-3", "--max-message", str(1024 * 1024), *LIMITS)
-        beside = [host.client(f"beside {i}", UnhurriedPlayer()) for i in range(3)]
+        beside = [host.client(f"beside {i}", unhurried()) for i in range(3)]
         await until(lambda: host.runner.games_begun == 1)
         offender = ensureDeferred(bad.adversary(host.port, "offender", "choose", bad.send(POISON)))
         await until(lambda: len(host.factory.lobby) == 1)

@@ -26,12 +26,12 @@ from evolution.rules.species import Species
 
 
 class Lobby:
-    """A sign-up factory on a clock, recording the games it starts."""
+    """A sign-up factory on a clock, recording the games it starts (held while ``lag``, on that clock, says so)."""
 
-    def __init__(self, **config) -> None:
-        self.clock = Clock()
+    def __init__(self, lag: LagProbe | None = None, **config) -> None:
+        self.clock = lag.clock if lag is not None else Clock()
         self.games: list[list[HostProtocol]] = []
-        self.factory = SignupFactory(SignupConfig(**config), self.games.append, self.clock)
+        self.factory = SignupFactory(SignupConfig(**config), GameLobby(self.games.append, lag), self.clock)
         self._port = 40000
 
     def connect(self) -> tuple[HostProtocol, StringTransport]:
@@ -297,11 +297,9 @@ class OverloadTests(unittest.TestCase):
         globalLogPublisher.addObserver(observer)
         self.addCleanup(globalLogPublisher.removeObserver, observer)
         clock = Clock()
-        games: list[list[HostProtocol]] = []
         probe = LagProbe(clock, every=0.05, high=0.1, low=0.05)
-        lobby = Lobby.__new__(Lobby)
-        lobby.clock, lobby.games, lobby._port = clock, games, 40000
-        lobby.factory = SignupFactory(SignupConfig(min_players=3, max_players=3), GameLobby(games.append, probe), clock)
+        lobby = Lobby(probe, min_players=3, max_players=3)
+        games = lobby.games
         clock.advance(0.3)  # the reactor was busy: the probe ran 250 ms late
         self.assertTrue(probe.overloaded)
         for name in ("a", "b", "c", "d", "e", "f", "g"):
@@ -318,3 +316,31 @@ class OverloadTests(unittest.TestCase):
         self.assertEqual(len([line for line in lines if "lag fell" in line and "2 games" in line]), 1, lines)
         lobby.factory.stop()
         self.assertEqual(clock.getDelayedCalls(), [])
+
+    def on_time(self, clock: Clock, seconds: float) -> None:
+        """Let ``seconds`` pass with the reactor on time (the probe ticks every 50 ms)."""
+        for _ in range(round(seconds / 0.05)):
+            clock.advance(0.05)
+
+    def test_a_game_whose_quiet_window_closed_while_held_starts_when_the_lag_falls(self):
+        probe = LagProbe(Clock())
+        lobby = Lobby(probe, min_players=3, max_players=8, window=10.0)
+        for name in ("a", "b", "c"):
+            lobby.sign_up(name)
+        self.on_time(lobby.clock, 9.9)
+        lobby.clock.advance(0.2)  # the window closes while the reactor runs 150 ms late
+        self.assertTrue(probe.overloaded)
+        self.assertEqual(lobby.games, [])
+        lobby.clock.advance(0.05)  # on time again: the game has had its quiet window
+        self.assertFalse(probe.overloaded)
+        self.assertEqual([[p.name for p in game] for game in lobby.games], [["c", "b", "a"]])
+
+    def test_players_left_over_from_a_hold_start_no_game_beyond_max_games(self):
+        probe = LagProbe(Clock())
+        lobby = Lobby(probe, min_players=3, max_players=3, window=10.0, max_games=1)
+        lobby.clock.advance(0.3)
+        for name in ("a", "b", "c", "d", "e", "f"):
+            lobby.sign_up(name)
+        self.on_time(lobby.clock, 20)
+        self.assertEqual([[p.name for p in game] for game in lobby.games], [["c", "b", "a"]])
+        self.assertEqual([p.name for p in lobby.factory.lobby], ["d", "e", "f"])

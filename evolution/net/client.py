@@ -3,7 +3,7 @@
 Offers ``ClientProtocol`` (signs up, then dispatches each host message on its
 shape to the player: ``start``, ``choose``, ``feed_next``; the optional score
 message is kept), ``play_remote(reactor, host, port, name, player)`` which
-connects (retrying a refused connection; over TLS when given ``tls``, the
+connects (retrying a refused connection, not a name that does not resolve; over TLS when given ``tls``, the
 settings ``evolution.net.endpoints.client_tls`` makes) and returns the
 ``ClientOutcome``, and the errors a client can end with. Cancelling the game
 (``ensureDeferred(play_remote(...)).cancel()``) hangs up.
@@ -23,7 +23,7 @@ from typing import Any
 
 from twisted.internet.defer import Deferred, maybeDeferred, succeed
 from twisted.internet.endpoints import HostnameEndpoint, wrapClientTLS
-from twisted.internet.error import ConnectError, ConnectionDone
+from twisted.internet.error import ConnectError, ConnectionDone, DNSLookupError
 from twisted.internet.protocol import Factory
 from twisted.internet.task import deferLater
 from twisted.logger import Logger
@@ -167,6 +167,8 @@ async def play_remote(
         try:
             protocol = await endpoint.connect(Factory.forProtocol(lambda: ClientProtocol(name, player, dialect)))
             break
+        except DNSLookupError as error:  # not a refusal: no use retrying
+            raise ClientError(f"cannot connect to {host}:{port}: {error}") from None
         except ConnectError as error:
             if attempt == retries:
                 raise ClientError(f"cannot connect to {host}:{port}: {error}") from None

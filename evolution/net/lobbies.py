@@ -10,10 +10,12 @@ Offers two policies with the same small interface (``attach(factory)``,
   ``max_players``, first come first served) go to ``start_game`` in reverse
   sign-up order (the reference server's turn order) and a new lobby opens,
   so games run side by side. After ``max_games`` games, sign-ups get "game
-  full". With a ``LagProbe`` (``evolution.net.lag``), no game starts while
-  the probe says the host is overloaded: the players wait in the lobby
+  full" and no game starts (not even of players left waiting by a hold).
+  With a ``LagProbe`` (``evolution.net.lag``), no game starts while the
+  probe says the host is overloaded: the players wait in the lobby
   (sign-ups go on), the log says so once, and when the lag has fallen the
-  games that waited start and the log says that too.
+  games that waited start (full ones, and one whose quiet window closed
+  during the hold) and the log says that too.
 - ``SignupPeriods(...)``: sign-up for a tournament (tournament.md 1.3).
   Sign-ups accumulate over up to ``periods`` periods of ``window`` seconds;
   the tournament begins (``begin(players)``, in sign-up order) at the first
@@ -83,6 +85,7 @@ class GameLobby:
         self.lag = lag
         self.holding = False  # a game waits for the host's lag to fall
         self._window = _Timer()
+        self._window_passed = False  # the quiet window closed and no one has signed up since
 
     def attach(self, factory: Gathering) -> None:
         self.factory = factory
@@ -96,6 +99,7 @@ class GameLobby:
         return limit is None or self.games_started < limit
 
     def joined(self) -> None:
+        self._window_passed = False
         waiting = len(self.factory.lobby)
         if waiting >= self.config.max_players:
             self._start()
@@ -108,13 +112,17 @@ class GameLobby:
 
     def _window_closed(self) -> None:
         if len(self.factory.lobby) >= self.config.min_players:
+            self._window_passed = True  # should the game be held, it need not wait another window
             self._start()
 
     def _start(self) -> None:
         self._window.cancel()
+        if not self.accepting():  # the last game has begun; players left over from a hold keep waiting
+            return
         if self.lag is not None and self.lag.overloaded:
             self._hold()
             return
+        self._window_passed = False
         players = list(reversed(self.factory.take_lobby(self.config.max_players)))
         self.games_started += 1
         for connection in players:
@@ -138,7 +146,10 @@ class GameLobby:
         while len(self.factory.lobby) >= self.config.max_players and self.accepting() and not self.holding:
             self._start()
         if len(self.factory.lobby) >= self.config.min_players and not self.holding:
-            self._window.start(self.factory.clock, self.config.window, self._window_closed)
+            if self._window_passed:
+                self._start()
+            else:
+                self._window.start(self.factory.clock, self.config.window, self._window_closed)
         log.info(
             "the reactor's lag fell to {lag:.0f} ms: {games} games that waited start ({count} were waiting)",
             lag=self.lag.lag * 1000, games=self.games_started - before, count=waiting,

@@ -20,7 +20,7 @@ Offers ``SignupConfig``, ``HostProtocol`` (one per connection) and
 What to do with the players in the lobby is the lobby's policy
 (``evolution.net.lobbies``): start a game of them, or a tournament. The
 factory offers the policy ``lobby`` (signed-up connections, in sign-up
-order), ``take_lobby()`` and ``refuse_sign_ups``.
+order), ``clock``, ``config`` and ``take_lobby()`` (``lobbies.Gathering``).
 
 A connection beyond ``max_connections`` (all states together) is answered
 "game full" and closed at once, before it can cost more than its socket.
