@@ -10,6 +10,7 @@ would be in use; "full" is SQLite's own error, brought about with
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import subprocess
 import sys
@@ -23,7 +24,8 @@ from twisted.internet.protocol import Factory
 from twisted.logger import globalLogPublisher
 from twisted.trial import unittest
 
-from evolution.host.store import ResultsStore
+from evolution.host import store_writer
+from evolution.host.store import GameRecord, ResultsStore, SeatRecord, game_operation
 from evolution.host.store_writer import StoreWriter
 from evolution.net.client import ClientProtocol
 from evolution.rules.silly import SillyPlayer
@@ -164,6 +166,49 @@ class WriterTests(unittest.TestCase):
         [stored] = (await host.stored()).games()
         self.assertIn(evil, [seat.name for seat in stored.players])
         self.assertTrue(all(seat.rank is not None for seat in stored.players))
+
+
+class JournalTests(unittest.TestCase):
+    def test_a_journal_that_cannot_be_rewritten_keeps_what_it_held(self) -> None:
+        # The journal holds games 1 and 2; the database takes game 1 and refuses game 2, so the
+        # journal is rewritten to hold game 2 alone; the disk fills up in the middle of that.
+        folder = Path(self.mktemp())
+        folder.mkdir()
+        db = folder / "results.sqlite"
+        ResultsStore.open(db).close()
+        game = GameRecord("2026-01-01T00:00:00.000+00:00", "2026-01-01T00:00:01.000+00:00", "sorted", None, 1,
+                          "finished", (SeatRecord(1, "a", 1, 1), SeatRecord(2, "b", 0, 2), SeatRecord(3, "c", 0, 2)))
+        operations = [game_operation(game.with_id(k), [[0, 1, "out", "ok"]]) for k in (1, 2)]
+        journal = db.with_name(db.name + ".pending")
+        journal.write_text("".join(json.dumps(operation) + "\n" for operation in operations), encoding="ascii")
+        apply = ResultsStore.apply
+
+        def refuse_game_2(store: ResultsStore, operation: dict) -> None:
+            if operation["op"] == "game" and operation["game"]["id"] == 2:
+                raise sqlite3.OperationalError("database is locked")
+            apply(store, operation)
+
+        class FullDisk:
+            loads = staticmethod(json.loads)
+
+            @staticmethod
+            def dumps(*args, **kwargs):
+                raise OSError(28, "No space left on device")
+
+        self.patch(ResultsStore, "apply", refuse_game_2)
+        self.patch(store_writer, "json", FullDisk)
+        writer = StoreWriter(db, reactor)
+        writer.open()
+        self.assertEqual(writer.waiting, 1)
+        held = [json.loads(line)["game"]["id"] for line in journal.read_text(encoding="ascii").splitlines()]
+        self.assertIn(2, held)
+        writer.store.close()
+        ResultsStore.apply, store_writer.json = apply, json
+        again = StoreWriter(db, reactor)
+        again.open()
+        self.addCleanup(again.close)
+        self.assertEqual([stored.id for stored in again.store.games()], [1, 2])
+        self.assertFalse(journal.exists())
 
 
 class RawNameClient(ClientProtocol):

@@ -239,16 +239,22 @@ class StoreWriter:
                     self.journal_path.unlink(missing_ok=True)
                     self._journaled = 0
                     return
-                self._write_lines(self._waiting, "w")
+                # A new file put in place of the old one: never a journal cut short by a crash
+                # or a full disk in the middle of rewriting it (the old one holds the waiting
+                # writes, and maybe some stored since, which a second apply leaves unchanged).
+                fresh = self.journal_path.with_name(self.journal_path.name + ".new")
+                self._write_lines(fresh, self._waiting, "w")
+                os.replace(fresh, self.journal_path)
                 self._journaled = len(self._waiting)
             elif self._journaled < len(self._waiting):
-                self._write_lines(self._waiting[self._journaled:], "a")
+                self._write_lines(self.journal_path, self._waiting[self._journaled:], "a")
                 self._journaled = len(self._waiting)
         except OSError:
             pass  # kept in memory; _refused reports it, close() logs what is still unkept
 
-    def _write_lines(self, operations: list[Operation], mode: str) -> None:
-        with open(self.journal_path, mode, encoding="ascii") as journal:
+    @staticmethod
+    def _write_lines(path: Path, operations: list[Operation], mode: str) -> None:
+        with open(path, mode, encoding="ascii") as journal:
             for operation in operations:
                 journal.write(json.dumps(operation, separators=(",", ":")) + "\n")
             journal.flush()
