@@ -25,7 +25,8 @@ from twisted.logger import globalLogPublisher
 from twisted.trial import unittest
 
 from evolution.host import store_writer
-from evolution.host.store import GameRecord, ResultsStore, SeatRecord, game_operation
+from evolution.host.records import RoundRecord
+from evolution.host.store import GameRecord, ResultsStore, SeatRecord, game_operation, round_over
 from evolution.host.store_writer import StoreWriter
 from evolution.net.client import ClientProtocol
 from evolution.rules.silly import SillyPlayer
@@ -209,6 +210,30 @@ class JournalTests(unittest.TestCase):
         self.addCleanup(again.close)
         self.assertEqual([stored.id for stored in again.store.games()], [1, 2])
         self.assertFalse(journal.exists())
+
+
+    def test_a_write_the_database_never_takes_is_set_aside_and_logged(self) -> None:
+        # A round of a tournament the database does not hold breaks a foreign key: it must
+        # neither block the game behind it nor go unreported.
+        errors = Errors(self)
+        folder = Path(self.mktemp())
+        folder.mkdir()
+        db = folder / "results.sqlite"
+        ResultsStore.open(db).close()
+        game = GameRecord("2026-01-01T00:00:00.000+00:00", "2026-01-01T00:00:01.000+00:00", "sorted", None, 1,
+                          "finished", (SeatRecord(1, "a", 1, 1), SeatRecord(2, "b", 0, 2), SeatRecord(3, "c", 0, 2)))
+        orphan = json.loads(json.dumps(round_over(99, RoundRecord(1, "", "", "a round of nothing"), [])))
+        journal = db.with_name(db.name + ".pending")
+        journal.write_text(json.dumps(orphan) + "\n" + json.dumps(game_operation(game.with_id(1))) + "\n")
+        writer = StoreWriter(db, reactor)
+        writer.open()
+        self.addCleanup(writer.close)
+        self.assertEqual([stored.id for stored in writer.store.games()], [1])
+        self.assertEqual(writer.waiting, 0)
+        [rejected] = db.with_name(db.name + ".rejected").read_text().splitlines()
+        self.assertEqual(json.loads(rejected)["operation"], orphan)
+        [line] = errors.lines
+        self.assertIn("rejected round 1 of tournament #99 (FOREIGN KEY constraint failed)", line)
 
 
 class RawNameClient(ClientProtocol):
