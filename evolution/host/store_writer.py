@@ -118,12 +118,8 @@ class StoreWriter:
         self._closing = True
         if self._retry is not None and self._retry.active():
             self._retry.cancel()
-        pending = list(self._pending)
-        done: Deferred = Deferred()
 
-        def finish(_: Any = None) -> None:
-            if any(not d.called for d in pending):
-                return
+        def finish(_: Any) -> None:
             self._stop_thread()
             if self._waiting:
                 self._drain()
@@ -132,13 +128,8 @@ class StoreWriter:
             if self.store is not None:
                 self.store.close()
                 self.store = None
-            done.callback(None)
 
-        if not pending:
-            finish()
-        for d in pending:
-            d.addBoth(lambda result: (finish(), result)[1])
-        return done
+        return self.idle().addCallback(finish)
 
     # -- ids -----------------------------------------------------------------------------
 
