@@ -169,16 +169,22 @@ class WriterTests(unittest.TestCase):
         self.assertTrue(all(seat.rank is not None for seat in stored.players))
 
 
+GAME = GameRecord("2026-01-01T00:00:00.000+00:00", "2026-01-01T00:00:01.000+00:00", "sorted", None, 1, "finished",
+                  (SeatRecord(1, "a", 1, 1), SeatRecord(2, "b", 0, 2), SeatRecord(3, "c", 0, 2)))
+
+
 class JournalTests(unittest.TestCase):
-    def test_a_journal_that_cannot_be_rewritten_keeps_what_it_held(self) -> None:
-        # The journal holds games 1 and 2; the database takes game 1 and refuses game 2, so the
-        # journal is rewritten to hold game 2 alone; the disk fills up in the middle of that.
+    def new_store(self) -> Path:
         folder = Path(self.mktemp())
         folder.mkdir()
         db = folder / "results.sqlite"
         ResultsStore.open(db).close()
-        game = GameRecord("2026-01-01T00:00:00.000+00:00", "2026-01-01T00:00:01.000+00:00", "sorted", None, 1,
-                          "finished", (SeatRecord(1, "a", 1, 1), SeatRecord(2, "b", 0, 2), SeatRecord(3, "c", 0, 2)))
+        return db
+
+    def test_a_journal_that_cannot_be_rewritten_keeps_what_it_held(self) -> None:
+        # The journal holds games 1 and 2; the database takes game 1 and refuses game 2, so the
+        # journal is rewritten to hold game 2 alone; the disk fills up in the middle of that.
+        db, game = self.new_store(), GAME
         operations = [game_operation(game.with_id(k), [[0, 1, "out", "ok"]]) for k in (1, 2)]
         journal = db.with_name(db.name + ".pending")
         journal.write_text("".join(json.dumps(operation) + "\n" for operation in operations), encoding="ascii")
@@ -216,12 +222,7 @@ class JournalTests(unittest.TestCase):
         # A round of a tournament the database does not hold breaks a foreign key: it must
         # neither block the game behind it nor go unreported.
         errors = Errors(self)
-        folder = Path(self.mktemp())
-        folder.mkdir()
-        db = folder / "results.sqlite"
-        ResultsStore.open(db).close()
-        game = GameRecord("2026-01-01T00:00:00.000+00:00", "2026-01-01T00:00:01.000+00:00", "sorted", None, 1,
-                          "finished", (SeatRecord(1, "a", 1, 1), SeatRecord(2, "b", 0, 2), SeatRecord(3, "c", 0, 2)))
+        db, game = self.new_store(), GAME
         orphan = json.loads(json.dumps(round_over(99, RoundRecord(1, "", "", "a round of nothing"), [])))
         journal = db.with_name(db.name + ".pending")
         journal.write_text(json.dumps(orphan) + "\n" + json.dumps(game_operation(game.with_id(1))) + "\n")
