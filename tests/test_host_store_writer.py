@@ -10,6 +10,7 @@ would be in use; "full" is SQLite's own error, brought about with
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import subprocess
 import sys
@@ -23,7 +24,9 @@ from twisted.internet.protocol import Factory
 from twisted.logger import globalLogPublisher
 from twisted.trial import unittest
 
-from evolution.host.store import ResultsStore
+from evolution.host import store_writer
+from evolution.host.records import RoundRecord
+from evolution.host.store import GameRecord, ResultsStore, SeatRecord, game_operation, round_over
 from evolution.host.store_writer import StoreWriter
 from evolution.net.client import ClientProtocol
 from evolution.rules.silly import SillyPlayer
@@ -164,6 +167,74 @@ class WriterTests(unittest.TestCase):
         [stored] = (await host.stored()).games()
         self.assertIn(evil, [seat.name for seat in stored.players])
         self.assertTrue(all(seat.rank is not None for seat in stored.players))
+
+
+GAME = GameRecord("2026-01-01T00:00:00.000+00:00", "2026-01-01T00:00:01.000+00:00", "sorted", None, 1, "finished",
+                  (SeatRecord(1, "a", 1, 1), SeatRecord(2, "b", 0, 2), SeatRecord(3, "c", 0, 2)))
+
+
+class JournalTests(unittest.TestCase):
+    def new_store(self) -> Path:
+        folder = Path(self.mktemp())
+        folder.mkdir()
+        db = folder / "results.sqlite"
+        ResultsStore.open(db).close()
+        return db
+
+    def test_a_journal_that_cannot_be_rewritten_keeps_what_it_held(self) -> None:
+        # The journal holds games 1 and 2; the database takes game 1 and refuses game 2, so the
+        # journal is rewritten to hold game 2 alone; the disk fills up in the middle of that.
+        db, game = self.new_store(), GAME
+        operations = [game_operation(game.with_id(k), [[0, 1, "out", "ok"]]) for k in (1, 2)]
+        journal = db.with_name(db.name + ".pending")
+        journal.write_text("".join(json.dumps(operation) + "\n" for operation in operations), encoding="ascii")
+        apply = ResultsStore.apply
+
+        def refuse_game_2(store: ResultsStore, operation: dict) -> None:
+            if operation["op"] == "game" and operation["game"]["id"] == 2:
+                raise sqlite3.OperationalError("database is locked")
+            apply(store, operation)
+
+        class FullDisk:
+            loads = staticmethod(json.loads)
+
+            @staticmethod
+            def dumps(*args, **kwargs):
+                raise OSError(28, "No space left on device")
+
+        self.patch(ResultsStore, "apply", refuse_game_2)
+        self.patch(store_writer, "json", FullDisk)
+        writer = StoreWriter(db, reactor)
+        writer.open()
+        self.assertEqual(writer.waiting, 1)
+        held = [json.loads(line)["game"]["id"] for line in journal.read_text(encoding="ascii").splitlines()]
+        self.assertIn(2, held)
+        writer.store.close()
+        ResultsStore.apply, store_writer.json = apply, json
+        again = StoreWriter(db, reactor)
+        again.open()
+        self.addCleanup(again.close)
+        self.assertEqual([stored.id for stored in again.store.games()], [1, 2])
+        self.assertFalse(journal.exists())
+
+
+    def test_a_write_the_database_never_takes_is_set_aside_and_logged(self) -> None:
+        # A round of a tournament the database does not hold breaks a foreign key: it must
+        # neither block the game behind it nor go unreported.
+        errors = Errors(self)
+        db, game = self.new_store(), GAME
+        orphan = json.loads(json.dumps(round_over(99, RoundRecord(1, "", "", "a round of nothing"), [])))
+        journal = db.with_name(db.name + ".pending")
+        journal.write_text(json.dumps(orphan) + "\n" + json.dumps(game_operation(game.with_id(1))) + "\n")
+        writer = StoreWriter(db, reactor)
+        writer.open()
+        self.addCleanup(writer.close)
+        self.assertEqual([stored.id for stored in writer.store.games()], [1])
+        self.assertEqual(writer.waiting, 0)
+        [rejected] = db.with_name(db.name + ".rejected").read_text().splitlines()
+        self.assertEqual(json.loads(rejected)["operation"], orphan)
+        [line] = errors.lines
+        self.assertIn("rejected round 1 of tournament #99 (FOREIGN KEY constraint failed)", line)
 
 
 class RawNameClient(ClientProtocol):

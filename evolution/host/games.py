@@ -28,11 +28,11 @@ from __future__ import annotations
 
 import random
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Callable
 
-from twisted.internet.defer import Deferred, ensureDeferred, succeed
+from twisted.internet.defer import Deferred, ensureDeferred
 from twisted.internet.interfaces import IReactorTime
 from twisted.logger import Logger
 from twisted.python.failure import Failure
@@ -86,7 +86,6 @@ class GameOutcome:
 
     record: GameRecord
     connections: list[HostProtocol]
-    stored: Deferred = field(compare=False)
 
 
 def now() -> str:
@@ -269,7 +268,8 @@ class GameRunner:
         for proxy in game.proxies:  # the game's log ends here: hanging up is no failure
             proxy.log, proxy.on_failure = None, None
         record = self._annotated(game, game.record(result, outcome))
-        stored = self.writer.write(game_operation(record, game.log.to_text())) if self.writer else succeed(False)
+        if self.writer is not None:
+            self.writer.write(game_operation(record, game.log.to_text()))
         ranking = "; ".join(
             f"{p.rank}. {escape(p.name)!r} {p.score}"
             for p in sorted(record.players, key=lambda p: p.rank or 99)
@@ -287,7 +287,7 @@ class GameRunner:
         self.records.append(record)
         self.tell("over", game)
         game.dealer.observer = None  # the dealer and the game no longer hold each other: refcounting frees them
-        game.over.callback(GameOutcome(record, game.connections, stored))
+        game.over.callback(GameOutcome(record, game.connections))
         self._wake()
 
     def _annotated(self, game: RunningGame, record: GameRecord) -> GameRecord:

@@ -85,6 +85,7 @@ class StoreWriter:
         self._failures = 0
         self._pending: set[Deferred] = set()
         self._closing = False
+        self._rejections: list[tuple[Operation, str]] = []  # moved to <db>.rejected, not logged yet
 
     # -- start and stop ------------------------------------------------------------------
 
@@ -96,6 +97,7 @@ class StoreWriter:
         if self._waiting:
             log.info("applying {count} writes left in {journal}", count=len(self._waiting), journal=self.journal_path)
             self._drain()
+            self._report_rejections()
         self.interrupted = self.store.mark_interrupted()
         self._next_game, self._next_tournament = self._first_free_ids()
 
@@ -116,26 +118,18 @@ class StoreWriter:
         self._closing = True
         if self._retry is not None and self._retry.active():
             self._retry.cancel()
-        pending = list(self._pending)
-        done: Deferred = Deferred()
 
-        def finish(_: Any = None) -> None:
-            if any(not d.called for d in pending):
-                return
+        def finish(_: Any) -> None:
             self._stop_thread()
             if self._waiting:
                 self._drain()
+            self._report_rejections()
             self._report_unkept()
             if self.store is not None:
                 self.store.close()
                 self.store = None
-            done.callback(None)
 
-        if not pending:
-            finish()
-        for d in pending:
-            d.addBoth(lambda result: (finish(), result)[1])
-        return done
+        return self.idle().addCallback(finish)
 
     # -- ids -----------------------------------------------------------------------------
 
@@ -170,6 +164,7 @@ class StoreWriter:
 
     def _written(self, outcome: Any, d: Deferred, operation: Operation) -> bool:
         self._pending.discard(d)
+        self._report_rejections()
         if not isinstance(outcome, tuple):  # an error on the writer's thread: keep nothing back
             log.failure("writing {what} failed", outcome, what=_describe(operation))
             return False
@@ -179,13 +174,13 @@ class StoreWriter:
         return stored
 
     def _write(self, operation: Operation) -> tuple[bool, str | None]:
-        """On the writer's thread: store, or keep in the journal; answer (stored, why not)."""
+        """On the writer's thread: store, or keep in the journal; answer (stored, why it waits, if it does)."""
         if self._waiting:  # keep the order: this write goes behind the waiting ones
             self._keep(operation)
-            self._drain()
+            rejected = self._drain()
             if any(waiting is operation for waiting in self._waiting):
                 return False, "earlier writes are still waiting"
-            return True, None
+            return not any(other is operation for other in rejected), None
         try:
             self.store.apply(operation)
             return True, None
@@ -194,16 +189,20 @@ class StoreWriter:
             return False, str(error)
         except Exception as error:  # the database will never take it: do not let it block the rest
             self._reject(operation, error)
-            return False, f"rejected: {error}"
+            return False, None
 
     def _keep(self, operation: Operation) -> None:
         self._waiting.append(operation)
         self._sync_journal()
 
-    def _drain(self) -> None:
-        """Apply the waiting writes in order until one is refused; rewrite the journal to match."""
+    def _drain(self) -> list[Operation]:
+        """Apply the waiting writes in order until one is refused; rewrite the journal to match.
+
+        Returns the writes the database rejected for good (moved to the rejected file).
+        """
+        rejected: list[Operation] = []
         if self.store is None:
-            return
+            return rejected
         while self._waiting:
             operation = self._waiting[0]
             try:
@@ -212,9 +211,11 @@ class StoreWriter:
                 break
             except Exception as error:
                 self._reject(operation, error)
+                rejected.append(operation)
             self._waiting.pop(0)
             self._journaled = max(0, self._journaled - 1)
         self._sync_journal(rewrite=True)
+        return rejected
 
     # -- the journal ------------------------------------------------------------------------
 
@@ -239,22 +240,29 @@ class StoreWriter:
                     self.journal_path.unlink(missing_ok=True)
                     self._journaled = 0
                     return
-                self._write_lines(self._waiting, "w")
+                # A new file put in place of the old one: never a journal cut short by a crash
+                # or a full disk in the middle of rewriting it (the old one holds the waiting
+                # writes, and maybe some stored since, which a second apply leaves unchanged).
+                fresh = self.journal_path.with_name(self.journal_path.name + ".new")
+                self._write_lines(fresh, self._waiting, "w")
+                os.replace(fresh, self.journal_path)
                 self._journaled = len(self._waiting)
             elif self._journaled < len(self._waiting):
-                self._write_lines(self._waiting[self._journaled:], "a")
+                self._write_lines(self.journal_path, self._waiting[self._journaled:], "a")
                 self._journaled = len(self._waiting)
         except OSError:
             pass  # kept in memory; _refused reports it, close() logs what is still unkept
 
-    def _write_lines(self, operations: list[Operation], mode: str) -> None:
-        with open(self.journal_path, mode, encoding="ascii") as journal:
+    @staticmethod
+    def _write_lines(path: Path, operations: list[Operation], mode: str) -> None:
+        with open(path, mode, encoding="ascii") as journal:
             for operation in operations:
                 journal.write(json.dumps(operation, separators=(",", ":")) + "\n")
             journal.flush()
             os.fsync(journal.fileno())
 
     def _reject(self, operation: Operation, error: Exception) -> None:
+        self._rejections.append((operation, str(error)))  # logged on the reactor thread
         try:
             with open(self.rejected_path, "a", encoding="ascii") as rejected:
                 rejected.write(json.dumps({"error": str(error), "operation": operation}) + "\n")
@@ -263,13 +271,15 @@ class StoreWriter:
 
     # -- on the reactor thread: report and retry --------------------------------------------------
 
-    def _refused(self, operation: Operation, reason: str) -> None:
-        if reason.startswith("rejected: "):
+    def _report_rejections(self) -> None:
+        while self._rejections:
+            operation, reason = self._rejections.pop(0)
             log.error(
                 "the results database rejected {what} ({reason}); it is kept in {file}",
-                what=_describe(operation), reason=reason[10:], file=self.rejected_path,
+                what=_describe(operation), reason=reason, file=self.rejected_path,
             )
-            return
+
+    def _refused(self, operation: Operation, reason: str) -> None:
         kept = f"kept in {self.journal_path}" if self._journaled >= len(self._waiting) else "kept in memory only"
         log.error(
             "the results database did not take {what} ({reason}); {kept}, retrying",
@@ -297,6 +307,7 @@ class StoreWriter:
 
     def _retried(self, remaining: Any, d: Deferred) -> None:
         self._pending.discard(d)
+        self._report_rejections()
         if remaining == 0:
             log.info("the results database took every waiting write")
             self._failures = 0

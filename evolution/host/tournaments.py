@@ -157,7 +157,7 @@ class TournamentRun:
         """The tournament's view of each seat: which entrant, its points, its rating after the game."""
         seats = []
         for seat, entrant in zip(record.players, game):
-            mu, sigma = self.format.rating(entrant) if isinstance(self.format, Swiss) else (None, None)
+            mu, sigma = self.format.rating(entrant)
             seats.append(replace(
                 seat, entrant=entrant.number, points=report.points.get(entrant, 0), rating_mu=mu, rating_sigma=sigma
             ))
@@ -246,7 +246,7 @@ class TournamentRun:
         ranks = {id(entrant): rank for rank, entrant in self.format.standings(self.entrants)}
         records = []
         for entrant in self.entrants:
-            mu, sigma = self.format.rating(entrant) if isinstance(self.format, Swiss) else (None, None)
+            mu, sigma = self.format.rating(entrant)
             records.append(EntrantRecord(
                 entrant.number, entrant.name, ranks.get(id(entrant)), entrant.points, mu, sigma,
                 entrant.winner, entrant.failure, entrant.failed_round,

@@ -5,7 +5,8 @@ Offers ``Knockout`` and ``Swiss``, each with ``next_round(round, entrants)``
 None when the tournament is over), ``round_over(round, reports, entrants)``,
 ``standings(entrants)`` (``[(rank, entrant)]``, failures last and unranked),
 ``game_over(report)`` (after each game), ``finish(entrants)`` (marks the
-winners) and ``rounds_expected(count)`` (for progress lines).
+winners), ``rating(entrant)`` (``(mu, sigma)``; ``(None, None)`` in a
+knockout) and ``rounds_expected(count)`` (for progress lines).
 
 Knockout (tournament.md 2.3, without the reference's defects of 2.9): every
 round splits the players still in, in sign-up order, into games
@@ -103,6 +104,10 @@ class Knockout:
         for entrant in winners:
             entrant.winner = True
         return winners
+
+    def rating(self, entrant: Entrant) -> tuple[None, None]:
+        """A knockout keeps no rating."""
+        return None, None
 
     def standings(self, entrants: Sequence[Entrant]) -> list[tuple[int | None, Entrant]]:
         """Winners, then by the round a player reached, its place and score in its last game."""
