@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import inspect
 import pkgutil
 import platform
 import sys
@@ -35,10 +36,13 @@ def main(argv: list[str]) -> int:
     if unknown:
         print(f"bench: no benchmark named {', '.join(unknown)}; known: {', '.join(names)}", file=sys.stderr)
         return 2
+    modules = {name: importlib.import_module(f"bench.bench_{name}") for name in chosen}
+    if options and not inspect.signature(modules[chosen[0]].main).parameters:
+        print(f"bench: {chosen[0]} takes no options", file=sys.stderr)
+        return 2
     print(f"# Python {platform.python_version()} on {platform.machine()}, {_cpu()}")
-    for name in chosen:
+    for name, module in modules.items():
         print(f"\n## {name}")
-        module = importlib.import_module(f"bench.bench_{name}")
         module.main(options) if options else module.main()
     return 0
 

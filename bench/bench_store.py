@@ -139,7 +139,7 @@ def measure_stall(folder: Path) -> None:
     print(json.dumps(result["stall"]))
 
 
-def main(argv: list[str] | None = None) -> None:
+def main() -> None:
     played = games(GAMES)
     with tempfile.TemporaryDirectory(prefix="evolution-bench-") as scratch:
         folder = Path(scratch)

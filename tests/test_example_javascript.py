@@ -30,7 +30,6 @@ from twisted.internet.defer import Deferred, gatherResults
 from twisted.trial import unittest
 
 from conftest import CONFORMANCE, REPO
-from evolution.rules.actions import check_action
 from evolution.rules.cards import ALL_CARDS
 from evolution.rules.errors import RulesViolation
 from evolution.rules.feeding import CarnivoreChoice, FatTissueChoice, VegetarianChoice, feeding_options
@@ -326,31 +325,19 @@ def test_frames_answers_and_plays_a_second_game_on_the_same_connection(scripted,
     assert "after 2 turns and 2 feeding choices" in err
 
 
-def test_a_refused_sign_up_ends_with_status_1(scripted):
+@pytest.mark.parametrize("sent, said", [
+    ([line("game full")], "game full"),  # a refused sign-up
+    ([line("ok"), line([0, 0, [], [[9, "horns"]]])], "invalid start"),  # no boards, and a card that does not exist
+    ([line("ok"), line(["removed", "no reply to feed-next within 1 s"])],  # a removal the host tells
+     "the host removed this bot: no reply to feed-next within 1 s"),
+], ids=["refused-sign-up", "invalid-message", "told-removed"])
+def test_a_refusal_an_invalid_message_or_a_removal_ends_with_its_reason_and_status_1(scripted, sent, said):
     host = scripted()
     host.read()
-    host.send(line("game full"))
+    host.send(*sent)
     status, err = host.finish()
     assert status == 1
-    assert "game full" in err
-
-
-def test_an_invalid_message_from_the_host_ends_with_status_1(scripted):
-    host = scripted()
-    host.read()
-    host.send(line("ok"), line([0, 0, [], [[9, "horns"]]]))  # no boards, and a card that does not exist
-    status, err = host.finish()
-    assert status == 1
-    assert "invalid start" in err
-
-
-def test_a_removal_the_host_tells_ends_with_its_reason_and_status_1(scripted):
-    host = scripted()
-    host.read()
-    host.send(line("ok"), line(["removed", "no reply to feed-next within 1 s"]))
-    status, err = host.finish()
-    assert status == 1
-    assert "the host removed this bot: no reply to feed-next within 1 s" in err
+    assert said in err
 
 
 # -- whole games on a real host ----------------------------------------------------------

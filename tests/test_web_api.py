@@ -168,10 +168,7 @@ class LiveTournamentTests(unittest.TestCase):
 
     async def test_a_running_tournament_is_served_live_then_as_stored(self) -> None:
         host = new_web_host(self, "--tournament", "knockout", "--max-signups", "9", "--signup-window", "5", *QUICK)
-        clients = []
-        for k in range(9):
-            clients.append(host.client(f"k{k}", SlowPlayer(0.02)))
-            await until(lambda: len(host.factory.lobby) == len(clients) or host.tournaments.current is not None)
+        clients = await host.sign_up_in_order([f"k{k}" for k in range(9)], 0.02)
         await until(lambda: host.runner.games_over >= 1)
         live = (await get(host.url("/api/tournaments/1"))).json()
         self.assertEqual((live["status"], live["format"]), ("running", "knockout"))

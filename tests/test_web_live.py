@@ -136,10 +136,7 @@ class LiveTournamentTests(unittest.TestCase):
 
     async def test_a_running_tournament_of_the_host_is_pushed_as_its_games_end(self) -> None:
         host = new_web_host(self, "--tournament", "swiss", "--rounds", "2", "--max-signups", "6", *QUICK)
-        clients = []
-        for k in range(6):
-            clients.append(host.client(f"w{k}", SlowPlayer(0.02)))
-            await until(lambda: len(host.factory.lobby) == len(clients) or host.tournaments.current is not None)
+        clients = await host.sign_up_in_order([f"w{k}" for k in range(6)], 0.02)
         stream = await follow(host.web_port, "/api/tournaments/1/events")
         await until(lambda: any(t["status"] == "running" and t["games"] for t in stream.named("tournament")))
         await until(lambda: stream.named("tournament")[-1]["status"] == "finished")

@@ -252,3 +252,17 @@ def test_a_topic_that_ended_stays_until_its_stalled_watcher_is_dropped():
     clock.pump([1, 1, 1])
     assert request.transport.aborted
     assert (the_hub.watching, the_hub.topics) == (0, {})
+
+
+def test_a_watcher_that_comes_while_a_flush_is_due_gets_the_picture_even_if_it_did_not_change():
+    the_hub, clock = hub(interval=0.1)
+    picture = Counter()
+    first, second = FakeRequest(), FakeRequest()
+    the_hub.watch(first, "tournament/1", picture)
+    clock.advance(0)
+    the_hub.mark("tournament/1")  # a periodic re-read of the store, say: the picture is the same
+    the_hub.watch(second, "tournament/1", picture)
+    clock.advance(0.1)
+    assert picture.renders == 2
+    assert first.events() == [("state", {"n": 0})]
+    assert second.events() == [("state", {"n": 0})]

@@ -4,7 +4,8 @@ Offers:
 
 - ``new_web_host(test, *host_options, web={...})``: ``hosting.LocalHost``
   plus the web view (``evolution.web.service.WebApp``) listening on a free
-  loopback port; ``host.url(path)``; stopped when the test ends;
+  loopback port; ``host.url(path)``; ``host.sign_up_in_order(names, delay)``;
+  stopped when the test ends;
 - ``get(url)``: a real HTTP GET (urllib, on a thread) -> ``Response``;
 - ``EventClient`` (``follow(port, path)``): a real HTTP client of one event
   stream (Twisted, on the reactor) that collects the events;
@@ -50,7 +51,7 @@ from evolution.tournament.manager import TournamentManager
 from evolution.tournament.scoring import points
 from evolution.tournament.standings import Entrant, GameReport
 from evolution.web.service import WebApp
-from hosting import LocalHost
+from hosting import LocalHost, until
 
 QUICK = ("--timeout", "0.5", "--signup-window", "0.2", "--signup-timeout", "0.5")
 
@@ -66,6 +67,14 @@ class WebHost(LocalHost):
 
     def url(self, path: str) -> str:
         return f"http://127.0.0.1:{self.web_port}{path}"
+
+    async def sign_up_in_order(self, names: Sequence[str], delay: float) -> list[Deferred]:
+        """``SlowPlayer(delay)`` bots, each signed up once the one before waits (or a tournament began); their clients."""
+        clients = []
+        for name in names:
+            clients.append(self.client(name, SlowPlayer(delay)))
+            await until(lambda: len(self.factory.lobby) == len(clients) or self.tournaments.current is not None)
+        return clients
 
     async def stop(self) -> None:
         self.app.stop()

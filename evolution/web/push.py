@@ -14,7 +14,8 @@ supersedes the older, so nothing is lost by skipping one. The flow:
    between fast bots takes a few milliseconds a step: its watchers see it at
    ``1 / interval`` frames a second, and step through the replay later);
 2. the flush renders the topic once and encodes it once, as SSE bytes
-   shared by all its watchers; an unchanged payload is not sent again;
+   shared by all its watchers; an unchanged payload is not sent again to a
+   watcher that has it (one that came since the last flush gets it);
 3. each watcher writes the bytes to its connection, unless its connection
    has told it to pause.
 
@@ -278,8 +279,8 @@ class Hub:
         payload = sse_bytes(message)
         if payload != topic.payload:
             topic.payload = payload
-            for watcher in list(topic.watchers):
-                watcher.send(payload)
+        for watcher in list(topic.watchers):
+            watcher.send(topic.payload)  # a no-op for a watcher that has it; one that came since gets it
         if message.last:  # the topic stays until its watchers are gone: a paused one may still stall
             topic.over = True
             for watcher in list(topic.watchers):
