@@ -14,7 +14,7 @@ from twisted.internet.testing import StringTransport
 
 from conftest import REPO
 from evolution.host.records import EntrantRecord, TournamentRecord
-from evolution.net.lobbies import SignupPeriods
+from evolution.net.lobbies import GameLobby, SignupPeriods
 from evolution.net.signup import SignupConfig, SignupFactory
 from evolution.rules.cards import Card
 from evolution.rules.dealer import Dealer
@@ -95,7 +95,7 @@ def sign_up(factory: SignupFactory, name: str) -> None:
 
 def test_the_lobby_with_its_countdown():
     clock = Clock()
-    lobby = SignupFactory(SignupConfig(3, 5, window=10.0, max_games=1), lambda players: None, clock)
+    lobby = SignupFactory(SignupConfig(3, 5, window=10.0, max_games=1), GameLobby(lambda players: None), clock)
     for name in ("ann", "bo"):
         sign_up(lobby, name)
     assert lobby_json(lobby, clock) == {

@@ -35,6 +35,7 @@ from twisted.internet.interfaces import IDelayedCall
 from twisted.logger import Logger
 
 from evolution.net.lag import LagProbe
+from evolution.net.signup import PLAYING
 
 log = Logger()
 
@@ -126,7 +127,7 @@ class GameLobby:
         players = list(reversed(self.factory.take_lobby(self.config.max_players)))
         self.games_started += 1
         for connection in players:
-            connection.state = "playing"
+            connection.state = PLAYING
         self.start_game(players)
 
     def _hold(self) -> None:

@@ -39,7 +39,6 @@ from twisted.logger import Logger
 from twisted.python.failure import Failure
 
 from evolution.net.json_protocol import JSONStreamProtocol
-from evolution.net.lobbies import GameLobby
 from evolution.net.proxy_player import ProxyPlayer
 from evolution.text import escape, short
 from evolution.wire.framing import DEFAULT_MAX_DEPTH, encode_message
@@ -202,7 +201,7 @@ class SignupFactory(ServerFactory):
         self.clock = clock
         self.lobby: list[HostProtocol] = []
         self.open_connections = 0
-        self.policy = policy if not callable(policy) or hasattr(policy, "joined") else GameLobby(policy)
+        self.policy = policy
         self.policy.attach(self)
 
     def buildProtocol(self, addr: IAddress) -> Protocol | None:
