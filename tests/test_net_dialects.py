@@ -20,6 +20,7 @@ import adversaries as bad
 from conftest import SPEC
 from evolution.host.replay_cli import check
 from evolution.net.client import ClientProtocol, Removed
+from evolution.rules.actions import Action4, Growth
 from evolution.rules.silly import SillyPlayer
 from evolution.wire.dialects import SEED000, SEED002, Dialect
 from evolution.wire.schemas import SCHEMAS
@@ -124,12 +125,15 @@ class TellRemovedTests(unittest.TestCase):
         await gatherResults([host.client("good 1"), host.client("good 2")])
         await recorder.done.addErrback(lambda failure: None)
         self.assertNotIn(b'"removed"', b"".join(recorder.received))
+        [record] = await host.runner.when_games_over(1)
+        [seat] = [seat for seat in record.players if seat.name == "offender"]
+        self.assertIn("invalid reply to choose", seat.removed_reason or "")  # removed, and not told so
 
 
 class _Cheat(SillyPlayer):
     def choose(self, before: Any, after: Any) -> Any:
         action = super().choose(before, after)
-        return action.__class__(action.food_card, ((0, action.food_card),))
+        return Action4(action.food_card, (Growth(0, action.food_card),))  # the food card used twice
 
 
 class CourseOrderTests(unittest.TestCase):
