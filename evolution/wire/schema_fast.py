@@ -7,10 +7,15 @@ skip the parts of a rejected message that are valid.
 
 ``jsonschema-rs`` (Rust) takes a few microseconds per message (``make
 bench``) but, like every JSON Schema validator, takes ``3.0`` for an integer;
-here ``3.0`` and ``true`` are not integers (messages.md 0). No schema has a
-place for any number but an integer (``FastSchemas`` refuses a schema that
-has), so a value ``jsonschema-rs`` accepts is valid exactly when it holds no
-float: ``only_json`` settles that in one pass. That pass is bounded too,
+here ``3.0`` and ``true`` are not integers (messages.md 0). No schema of
+``schemas/`` has a place for any number but an integer, so a value
+``jsonschema-rs`` accepts is valid exactly when it holds no float:
+``only_json`` settles that in one pass. ``FastSchemas`` refuses a schema
+that says ``"type": "number"``; it does not see a place left open to any
+value (``true``, ``{}``) or a ``const`` holding a float, where it would
+refuse a float the schema allows. The corpus tests
+(``tests/test_schema_validators.py``) hold it to ``jsonschema`` on every
+schema we ship. That pass is bounded too,
 since the schemas bound every array of a valid message.
 
 Values are what a JSON parser makes: list, dict, str, int, float, bool,
@@ -78,7 +83,7 @@ def _valid(validator: Any, value: Any) -> bool:
 
 
 def _refuse_fractions(name: str, document: dict[str, Any]) -> None:
-    """``only_json`` refuses every float: make sure no schema has a place for one."""
+    """``only_json`` refuses every float: refuse a schema that asks for numbers with a fraction."""
     for node in _subschemas(document):
         kinds = node.get("type")
         if kinds == "number" or (isinstance(kinds, list) and "number" in kinds):
