@@ -3,8 +3,9 @@
 Offers the four feeding choices of messages.md 7 (``Decline``,
 ``VegetarianChoice``, ``FatTissueChoice``, ``CarnivoreChoice``), each with
 ``check(boards, others)`` (raises ``RulesViolation`` unless it is one of the
-player's options) and ``execute(table, player)``; and ``feeding_options``,
-every option a player has (rules.md 7.2 step 3).
+player's options) and ``execute(table, player)``; and ``feeding_options`` (at a table) or
+``options_of`` (from boards alone, as a player sees them), every option a
+player has (rules.md 7.2 step 3).
 
 Data definition::
 
@@ -18,7 +19,7 @@ Data definition::
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterator, Sequence
+from typing import Callable, Iterator, Sequence
 
 from evolution.rules.attack import may_attack
 from evolution.rules.errors import RulesViolation
@@ -143,8 +144,18 @@ class CarnivoreChoice(FeedingChoice):
 
 
 def feeding_options(table: Table, player: PlayerState) -> Iterator[FeedingChoice]:
-    """Every feeding option of ``player`` (rules.md 7.2 step 3), lazily."""
-    boards = player.boards
+    """Every feeding option of ``player`` at ``table`` (rules.md 7.2 step 3), lazily."""
+    return options_of(player.boards, lambda: [other.boards for other in table.others(player)])
+
+
+def options_of(
+    boards: Sequence[Species], others: Callable[[], Sequence[Sequence[Species]]]
+) -> Iterator[FeedingChoice]:
+    """Every feeding option of a player with ``boards``, lazily: vegetarians, fat tissue, then attacks.
+
+    ``others()`` gives the other players' boards in turn order; it is called
+    only when a hungry carnivore needs targets.
+    """
     carnivores = []
     for s, species in enumerate(boards):
         if species.food < species.population:
@@ -157,7 +168,7 @@ def feeding_options(table: Table, player: PlayerState) -> Iterator[FeedingChoice
         if need > 0:
             yield FatTissueChoice(s, need)
     if carnivores:
-        others = [other.boards for other in table.others(player)]
+        boards_of_others = others()
         for a, species in carnivores:
-            for p, d in targets(species, others):
+            for p, d in targets(species, boards_of_others):
                 yield CarnivoreChoice(a, p, d)

@@ -24,11 +24,10 @@ from typing import Sequence
 from evolution.rules.actions import Action4, Growth, NewBoard, check_action
 from evolution.rules.cards import Card
 from evolution.rules.errors import RulesViolation
-from evolution.rules.feeding import CarnivoreChoice, FatTissueChoice, FeedingChoice, VegetarianChoice
+from evolution.rules.feeding import FatTissueChoice, FeedingChoice, VegetarianChoice, options_of
 from evolution.rules.player import LOB, FeedingState
 from evolution.rules.silly import SillyPlayer, silly_action
 from evolution.rules.species import MAX_BODY, MAX_POPULATION, MAX_TRAITS, Boards
-from evolution.rules.table import targets
 from evolution.rules.traits import Trait
 
 MAX_BOARDS = 4
@@ -81,14 +80,7 @@ def builder_action(hand: Sequence[Card], boards: Boards) -> Action4:
 
 def feeding_options(state: FeedingState) -> list[FeedingChoice]:
     """The options the dealer lists for this state (rules.md 7.2), in its order."""
-    options: list[FeedingChoice] = []
-    boards = state.boards
-    options += [VegetarianChoice(s) for s, sp in enumerate(boards) if sp.is_hungry and not sp.is_carnivore]
-    options += [FatTissueChoice(s, sp.fat_need) for s, sp in enumerate(boards) if sp.fat_need > 0]
-    for a, attacker in enumerate(boards):
-        if attacker.is_hungry and attacker.is_carnivore:
-            options += [CarnivoreChoice(a, p, d) for p, d in targets(attacker, state.others)]
-    return options
+    return list(options_of(state.boards, lambda: state.others))
 
 
 def builder_feeding_choice(state: FeedingState) -> FeedingChoice:
