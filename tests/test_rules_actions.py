@@ -14,7 +14,15 @@ from collections import Counter
 import pytest
 
 from builders import card, cards, play, player, sp, table
-from evolution.rules.actions import Action4, Growth, NewBoard, TraitReplacement, apply_action, check_action
+from evolution.rules.actions import (
+    Action4,
+    Growth,
+    NewBoard,
+    TraitReplacement,
+    apply_action,
+    check_action,
+    legal_action,
+)
 from evolution.rules.cards import ALL_CARDS, Card, Deck, card_order, is_valid_card
 from evolution.rules.dealer import Dealer
 from evolution.rules.errors import RulesViolation
@@ -153,18 +161,21 @@ def test_a_legal_action4_is_accepted(action):
     assert check_action(action, BOARDS, HAND) is action
 
 
-def test_the_same_answer_checked_again_against_other_boards_or_hand_is_judged_again():
-    # A legal answer is remembered so that the dealer need not check twice what the
-    # wire layer checked; against a different hand or boards it is checked afresh.
+def test_an_answer_found_legal_is_not_checked_again_against_the_same_boards_and_hand_only():
+    # The wire layer checks a remote answer (to name the offending part of the
+    # message) and hands the dealer the proof; against other boards or another
+    # hand the dealer checks it afresh.
     action = Action4(0, grow_body=(Growth(1, 3),))
-    assert check_action(action, BOARDS, HAND) is action
+    legal = legal_action(action, BOARDS, HAND)
+    assert (legal.action, legal.boards, legal.hand) == (action, tuple(BOARDS), tuple(HAND))
+    assert check_action(legal, BOARDS, HAND) is action
+    assert check_action(legal, list(BOARDS), list(HAND)) is action
     with pytest.raises(RulesViolation, match="not in the hand of 1 cards"):
-        check_action(action, BOARDS, HAND[:1])
-    assert check_action(action, BOARDS, HAND) is action
+        check_action(legal, BOARDS, HAND[:1])
     with pytest.raises(RulesViolation, match="board 1 does not exist"):
-        check_action(action, BOARDS[:1], HAND)
-    assert check_action(action, BOARDS, HAND) is action
-    assert check_action(action, list(BOARDS), list(HAND)) is action
+        check_action(legal, BOARDS[:1], HAND)
+    with pytest.raises(RulesViolation, match="not in the hand of 1 cards"):
+        legal_action(action, BOARDS, HAND[:1])
 
 
 def test_a_player_with_an_empty_hand_has_no_legal_action4():

@@ -4,7 +4,8 @@ Offers ``ProxyPlayer``: it implements the player interface of
 ``evolution.rules.player`` over a connection. ``start`` only writes;
 ``choose`` and ``feed_next`` write the request and return a ``Deferred`` that
 fires with the reply after it has passed ``evolution.wire.messages`` (schema,
-then rules), or fails with ``PlayerFailure`` when the time limit passes
+then rules; an Action4 comes as a ``LegalAction4``, so the dealer does not
+check it again), or fails with ``PlayerFailure`` when the time limit passes
 (measured on the injected clock, from the moment the question is written),
 the reply is malformed or illegal, or the connection drops.
 
@@ -37,7 +38,7 @@ from typing import Any, Callable, Protocol
 from twisted.internet.defer import Deferred, fail
 from twisted.internet.interfaces import IReactorTime
 
-from evolution.rules.actions import Action4
+from evolution.rules.actions import LegalAction4
 from evolution.rules.feeding import FeedingChoice
 from evolution.rules.player import LOB, FeedingState, PlayerFailure
 from evolution.rules.player_state import PlayerView
@@ -45,7 +46,7 @@ from evolution.net.deadlines import Deadlines
 from evolution.net.game_log import SeatLog
 from evolution.wire.dialects import SEED000, Dialect
 from evolution.wire.errors import WireError
-from evolution.wire.messages import read_action4, read_feeding_choice
+from evolution.wire.messages import read_feeding_choice, read_legal_action4
 from evolution.wire.schemas import show
 
 DEFAULT_TIMEOUT = 1.0
@@ -115,11 +116,11 @@ class ProxyPlayer:
         self._me = me
         self._send(self.dialect.start(watering_hole, me, self.seat))
 
-    def choose(self, before: LOB, after: LOB) -> Deferred[Action4]:
+    def choose(self, before: LOB, after: LOB) -> Deferred[LegalAction4]:
         me = self._me
         if me is None:
             return fail(PlayerFailure("choose was asked before start"))
-        return self._ask("choose", self.dialect.choose(before, after), lambda value: read_action4(value, me))
+        return self._ask("choose", self.dialect.choose(before, after), lambda value: read_legal_action4(value, me))
 
     def feed_next(self, state: FeedingState) -> Deferred[FeedingChoice]:
         return self._ask(

@@ -1,8 +1,9 @@
 """Card actions (steps 2 and 3): the Action4 a player answers to ``choose``.
 
 Offers the data definition, ``check_action`` (every rule of rules.md 6.3; a
-breach raises ``RulesViolation`` naming the offending part) and
-``apply_action`` (rules.md 6.2).
+breach raises ``RulesViolation`` naming the offending part), ``legal_action``
+(the same check, answering a ``LegalAction4`` that a second check against the
+same boards and hand accepts at once) and ``apply_action`` (rules.md 6.2).
 
 Data definition, as messages.md writes it::
 
@@ -167,31 +168,42 @@ class _Check:
                 raise RulesViolation(f"board {board} would have the trait {trait} twice", where)
 
 
-_LEGAL_KEPT = 4096  # more than the answers of every game a host plays at once, between two checks
-_legal: dict[int, tuple[Action4, tuple[Species, ...], tuple[Card, ...]]] = {}
-"""Action4 objects found legal and not yet checked again, by identity, with the boards and hand checked against."""
-
-
 def check_action(action: object, boards: Sequence[Species], hand: Sequence[Card]) -> Action4:
-    """Return ``action`` if it is a legal Action4 for this player, else raise.
+    """Return the Action4 if ``action`` is legal for this player, else raise.
 
-    The very same action object, found legal a moment ago against equal
-    boards and hand, is not checked again: a remote player's answer is checked
-    where it is read (to name the offending part of the message) and again by
-    the dealer, against the same boards and hand. The answer depends only on
-    those values, all immutable, so remembering it changes no outcome.
+    ``action`` is an Action4, or a ``LegalAction4`` (``legal_action``): an
+    Action4 already found legal against boards and hand equal to these is
+    returned without a second check (the check depends on nothing else, and
+    all of it is immutable); against others it is checked again.
     """
+    if isinstance(action, LegalAction4):
+        if action.boards == tuple(boards) and action.hand == tuple(hand):
+            return action.action
+        action = action.action
     if not isinstance(action, Action4):
         raise RulesViolation(f"expected an Action4, got {type(action).__name__}")
-    boards, hand = tuple(boards), tuple(hand)
-    known = _legal.pop(id(action), None)
-    if known is not None and known[0] is action and known[1] == boards and known[2] == hand:
-        return action
     _Check(action, boards, hand).run()
-    if len(_legal) >= _LEGAL_KEPT:
-        del _legal[next(iter(_legal))]  # the oldest
-    _legal[id(action)] = (action, boards, hand)  # the action is kept alive: its id is not reused meanwhile
     return action
+
+
+@dataclass(frozen=True, slots=True)
+class LegalAction4:
+    """An Action4 with the boards and hand it was found legal against (made by ``legal_action``).
+
+    A remote player's answer is checked where it is read, to name the
+    offending part of the message; the proxy hands the dealer this proof, so
+    the dealer need not check the same answer against the same boards again.
+    """
+
+    action: Action4
+    boards: tuple[Species, ...]
+    hand: tuple[Card, ...]
+
+
+def legal_action(action: object, boards: Sequence[Species], hand: Sequence[Card]) -> LegalAction4:
+    """``check_action``, answering the checked Action4 with what it was checked against; raises as it does."""
+    boards, hand = tuple(boards), tuple(hand)
+    return LegalAction4(check_action(action, boards, hand), boards, hand)
 
 
 def apply_action(player: PlayerState, action: Action4) -> int:

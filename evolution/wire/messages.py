@@ -4,7 +4,8 @@ Offers one ``read_*`` function per incoming message. Each returns rules values
 or raises ``WireError`` with one reason and the JSON path it is about:
 
 - on the host: ``read_signup`` (a name), ``read_action4`` (checked against the
-  hand and boards the player was shown), ``read_feeding_choice`` (checked
+  hand and boards the player was shown; ``read_legal_action4`` keeps them with
+  it, for the dealer), ``read_feeding_choice`` (checked
   against the feed-next state it answers);
 - on a client: ``read_start``, ``read_choose``, ``read_feed_next``,
   ``read_signup_reply``, ``read_score``, and ``message_kind``, which tells the
@@ -27,7 +28,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from evolution.rules.actions import Action4, check_action
+from evolution.rules.actions import Action4, LegalAction4, legal_action
 from evolution.rules.errors import RulesViolation
 from evolution.rules.feeding import FeedingChoice
 from evolution.rules.player import LOB, FeedingState
@@ -51,10 +52,15 @@ def read_signup(value: Json) -> str:
 
 def read_action4(value: Json, me: PlayerView) -> Action4:
     """An Action4 that is legal for a player holding ``me``'s boards and hand."""
+    return read_legal_action4(value, me).action
+
+
+def read_legal_action4(value: Json, me: PlayerView) -> LegalAction4:
+    """``read_action4``, with the boards and hand it was found legal against (the dealer checks no further)."""
     SCHEMAS.check("action4", value)
     action = codec.action4_from_json(value)
     try:
-        return check_action(action, me.boards, me.hand)
+        return legal_action(action, me.boards, me.hand)
     except RulesViolation as violation:
         raise _rules_error("action4", violation) from None
 
