@@ -52,6 +52,14 @@ def test_a_game_written_twice_is_stored_once(tmp_path):
     assert store.connection.execute("SELECT COUNT(*) FROM players").fetchone() == (3,)
 
 
+def test_the_newest_games_come_first_with_their_seats(tmp_path):
+    store = ResultsStore.open(tmp_path / "r.sqlite")
+    ids = [store.record(GAME) for _ in range(5)]
+    assert [game.id for game in store.recent_games(2)] == ids[:-3:-1]
+    assert [game.id for game in store.recent_games(2, before=ids[3])] == [ids[2], ids[1]]
+    assert store.recent_games(1)[0] == GAME.with_id(ids[-1])
+
+
 def test_a_database_of_a_newer_version_is_refused(tmp_path):
     path = tmp_path / "r.sqlite"
     ResultsStore.open(path).close()

@@ -220,6 +220,14 @@ class ResultsStore:
         rows = self.connection.execute(f"SELECT {self._GAME_COLUMNS} FROM games {where} ORDER BY id", args).fetchall()
         return self._with_seats(rows)
 
+    def recent_games(self, limit: int, before: int | None = None) -> list[GameRecord]:
+        """The newest ``limit`` stored games with ids below ``before`` (default: any), newest first."""
+        rows = self.connection.execute(
+            f"SELECT {self._GAME_COLUMNS} FROM games WHERE id < ? ORDER BY id DESC LIMIT ?",
+            (before if before is not None else 2**62, limit),
+        ).fetchall()
+        return self._with_seats(rows)
+
     def game(self, game_id: int) -> GameRecord | None:
         rows = self.connection.execute(f"SELECT {self._GAME_COLUMNS} FROM games WHERE id = ?", (game_id,)).fetchall()
         games = self._with_seats(rows)

@@ -84,14 +84,7 @@ class StoreReader:
 
 def recent_games(store: ResultsStore, limit: int, before: int | None = None) -> list[GameRecord]:
     """The newest ``limit`` stored games with ids below ``before``, newest first."""
-    ids = [
-        row[0]
-        for row in store.connection.execute(
-            "SELECT id FROM games WHERE id < ? ORDER BY id DESC LIMIT ?",
-            (before if before is not None else 2**62, limit),
-        )
-    ]
-    return [game for game_id in ids if (game := store.game(game_id)) is not None]
+    return store.recent_games(limit, before)
 
 
 def game_and_log(store: ResultsStore, game_id: int) -> tuple[GameRecord | None, list | None]:
