@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from evolution.rules.actions import check_action
 from evolution.rules.cards import Deck
+from evolution.rules.feeding import FatTissueChoice
 from evolution.rules.local import play_local_game
 from evolution.rules.silly import SillyPlayer
 from evolution.strategies import BY_NAME
@@ -35,6 +36,11 @@ def test_its_feeding_choice_is_always_one_of_the_options_and_legal(state):
         return
     choice = builder_feeding_choice(state)
     choice.check(state.boards, state.others)
+    if isinstance(choice, FatTissueChoice):  # the tokens are capped at the watering hole
+        assert any(o.species == choice.species and choice.tokens <= o.tokens for o in options
+                   if isinstance(o, FatTissueChoice))
+    else:
+        assert choice in options
 
 
 def test_it_beats_the_reference_strategy_and_is_never_removed():
