@@ -167,9 +167,9 @@ def test_an_answer_found_legal_is_not_checked_again_against_the_same_boards_and_
     # hand the dealer checks it afresh.
     action = Action4(0, grow_body=(Growth(1, 3),))
     legal = legal_action(action, BOARDS, HAND)
-    assert (legal.action, legal.boards, legal.hand) == (action, tuple(BOARDS), tuple(HAND))
-    assert check_action(legal, BOARDS, HAND) is action
-    assert check_action(legal, list(BOARDS), list(HAND)) is action
+    assert (legal.food_card, legal.grow_body, legal.boards, legal.hand) == (0, action.grow_body, BOARDS, tuple(HAND))
+    assert check_action(legal, BOARDS, HAND) is legal
+    assert check_action(legal, list(BOARDS), list(HAND)) is legal
     with pytest.raises(RulesViolation, match="not in the hand of 1 cards"):
         check_action(legal, BOARDS, HAND[:1])
     with pytest.raises(RulesViolation, match="board 1 does not exist"):

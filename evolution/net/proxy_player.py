@@ -4,8 +4,8 @@ Offers ``ProxyPlayer``: it implements the player interface of
 ``evolution.rules.player`` over a connection. ``start`` only writes;
 ``choose`` and ``feed_next`` write the request and return a ``Deferred`` that
 fires with the reply after it has passed ``evolution.wire.messages`` (schema,
-then rules; an Action4 comes as a ``LegalAction4``, so the dealer does not
-check it again), or fails with ``PlayerFailure`` when the time limit passes
+then rules; an Action4 comes as a ``LegalAction4``, which the dealer does
+not check again), or fails with ``PlayerFailure`` when the time limit passes
 (measured on the injected clock, from the moment the question is written),
 the reply is malformed or illegal, or the connection drops.
 

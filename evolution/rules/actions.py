@@ -169,17 +169,15 @@ class _Check:
 
 
 def check_action(action: object, boards: Sequence[Species], hand: Sequence[Card]) -> Action4:
-    """Return the Action4 if ``action`` is legal for this player, else raise.
+    """Return ``action`` if it is a legal Action4 for this player, else raise.
 
-    ``action`` is an Action4, or a ``LegalAction4`` (``legal_action``): an
-    Action4 already found legal against boards and hand equal to these is
-    returned without a second check (the check depends on nothing else, and
-    all of it is immutable); against others it is checked again.
+    A ``LegalAction4`` (``legal_action``) already found legal against boards
+    and hand equal to these is returned without a second check: the check
+    depends on nothing else, and all of it is immutable. Against other
+    boards or another hand it is checked again.
     """
-    if isinstance(action, LegalAction4):
-        if action.boards == tuple(boards) and action.hand == tuple(hand):
-            return action.action
-        action = action.action
+    if isinstance(action, LegalAction4) and action.boards == tuple(boards) and action.hand == tuple(hand):
+        return action
     if not isinstance(action, Action4):
         raise RulesViolation(f"expected an Action4, got {type(action).__name__}")
     _Check(action, boards, hand).run()
@@ -187,23 +185,27 @@ def check_action(action: object, boards: Sequence[Species], hand: Sequence[Card]
 
 
 @dataclass(frozen=True, slots=True)
-class LegalAction4:
+class LegalAction4(Action4):
     """An Action4 with the boards and hand it was found legal against (made by ``legal_action``).
 
     A remote player's answer is checked where it is read, to name the
-    offending part of the message; the proxy hands the dealer this proof, so
-    the dealer need not check the same answer against the same boards again.
+    offending part of the message; the proxy answers the dealer with this,
+    so the dealer need not check the same answer against the same boards
+    again. It is an Action4 in every other way.
     """
 
-    action: Action4
-    boards: tuple[Species, ...]
-    hand: tuple[Card, ...]
+    boards: tuple[Species, ...] = ()
+    hand: tuple[Card, ...] = ()
 
 
 def legal_action(action: object, boards: Sequence[Species], hand: Sequence[Card]) -> LegalAction4:
-    """``check_action``, answering the checked Action4 with what it was checked against; raises as it does."""
+    """``check_action``, answering the Action4 with the boards and hand it was checked against; raises as it does."""
     boards, hand = tuple(boards), tuple(hand)
-    return LegalAction4(check_action(action, boards, hand), boards, hand)
+    checked = check_action(action, boards, hand)
+    return LegalAction4(
+        checked.food_card, checked.grow_population, checked.grow_body, checked.new_boards, checked.replace_traits,
+        boards, hand,
+    )
 
 
 def apply_action(player: PlayerState, action: Action4) -> int:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Awaitable, NamedTuple, Protocol, TypeVar
 
-from evolution.rules.actions import Action4, LegalAction4
+from evolution.rules.actions import Action4
 from evolution.rules.cards import Card
 from evolution.rules.feeding import FeedingChoice
 from evolution.rules.player_state import PlayerView
@@ -52,9 +52,7 @@ class Player(Protocol):
 
     def start(self, watering_hole: int, me: PlayerView) -> MaybeAwaitable[object]: ...
 
-    def choose(self, before: LOB, after: LOB) -> MaybeAwaitable[Action4 | LegalAction4]:
-        """The card actions; a ``LegalAction4`` carries the proof that it was checked already."""
-        ...
+    def choose(self, before: LOB, after: LOB) -> MaybeAwaitable[Action4]: ...
 
     def feed_next(self, state: FeedingState) -> MaybeAwaitable[FeedingChoice]: ...
 

@@ -26,9 +26,9 @@ The three gates, in order:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
-from evolution.rules.actions import Action4, LegalAction4, legal_action
+from evolution.rules.actions import Action4, LegalAction4, check_action, legal_action
 from evolution.rules.errors import RulesViolation
 from evolution.rules.feeding import FeedingChoice
 from evolution.rules.player import LOB, FeedingState
@@ -52,15 +52,19 @@ def read_signup(value: Json) -> str:
 
 def read_action4(value: Json, me: PlayerView) -> Action4:
     """An Action4 that is legal for a player holding ``me``'s boards and hand."""
-    return read_legal_action4(value, me).action
+    return _read_action4(value, me, check_action)
 
 
 def read_legal_action4(value: Json, me: PlayerView) -> LegalAction4:
-    """``read_action4``, with the boards and hand it was found legal against (the dealer checks no further)."""
+    """``read_action4``, keeping the boards and hand it was found legal against (the dealer checks no further)."""
+    return _read_action4(value, me, legal_action)
+
+
+def _read_action4(value: Json, me: PlayerView, check: Callable[[Action4, Any, Any], Action4]) -> Any:
     SCHEMAS.check("action4", value)
     action = codec.action4_from_json(value)
     try:
-        return legal_action(action, me.boards, me.hand)
+        return check(action, me.boards, me.hand)
     except RulesViolation as violation:
         raise _rules_error("action4", violation) from None
 
