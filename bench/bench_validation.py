@@ -31,8 +31,8 @@ from evolution.rules.player import FeedingState
 from evolution.rules.player_state import PlayerView
 from evolution.rules.silly import SillyPlayer
 from evolution.wire import codec
-from evolution.wire.errors import WireError
-from evolution.wire.framing import JSONStreamDecoder, encode_message
+from evolution.jsonwire.errors import WireError
+from evolution.jsonwire.framing import JSONStreamDecoder, encode_message
 from evolution.wire.messages import read_action4, read_feed_next
 from evolution.wire.schemas import SCHEMAS
 

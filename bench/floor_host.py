@@ -49,7 +49,7 @@ from evolution.application import settle_memory
 from evolution.host.demo import HostProcess
 from evolution.host.store import ResultsStore
 from evolution.net.json_protocol import write_now
-from evolution.wire.framing import encode_message
+from evolution.jsonwire.framing import encode_message
 
 OK = encode_message("ok")
 

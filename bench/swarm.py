@@ -13,7 +13,7 @@ host when it stops.
 Kept light on purpose, so that the host, not the bots, sets the pace:
 
 - framing is a split on newlines (the host writes one compact JSON value and a
-  newline per message: ``evolution.wire.framing.encode_message``), then
+  newline per message: ``evolution.jsonwire.framing.encode_message``), then
   ``json.loads``; no schema checks (the host's messages are trusted here);
 - the strategy is the project's own (``evolution.rules.silly``) on values
   decoded with the project's codec, but only what the answer depends on is

@@ -17,7 +17,7 @@ from twisted.internet.protocol import Factory, Protocol
 
 from evolution.net.client import ClientProtocol
 from evolution.wire import codec
-from evolution.wire.framing import encode_message
+from evolution.jsonwire.framing import encode_message
 from evolution.rules.silly import SillyPlayer
 from evolution.wire.messages import message_kind, read_feed_next
 

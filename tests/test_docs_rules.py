@@ -14,7 +14,7 @@ import pytest
 
 from conftest import REPO
 from evolution.rules.errors import RulesViolation
-from evolution.wire.errors import WireError
+from evolution.jsonwire.errors import WireError
 from evolution.wire.harness import run_harness
 
 PAGE = REPO / "docs" / "rules.md"

@@ -39,7 +39,7 @@ from evolution.rules.species import Species
 from evolution.rules.table import Table
 from evolution.rules.traits import Trait
 from evolution.wire import codec
-from evolution.wire.errors import WireError
+from evolution.jsonwire.errors import WireError
 from evolution.wire.messages import read_action4, read_feeding_choice
 from hosting import new_host, until
 

@@ -19,7 +19,7 @@ import jsonschema._keywords
 import pytest
 
 from evolution.rules.cards import ALL_CARDS
-from evolution.wire.errors import WireError
+from evolution.jsonwire.errors import WireError
 from evolution.wire.schema_bounds import MAX_BOARDS, MAX_ENTRIES, MAX_HAND, MAX_PLAYERS, Opaque, UnboundedSchema, View
 from evolution.wire.schemas import SCHEMAS
 

@@ -27,7 +27,7 @@ from evolution.rules.player_state import PlayerView
 from evolution.rules.species import Species
 from evolution.rules.traits import Trait
 from evolution.wire import codec
-from evolution.wire.errors import WireError
+from evolution.jsonwire.errors import WireError
 from evolution.wire.messages import (
     message_kind,
     read_action4,

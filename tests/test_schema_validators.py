@@ -32,7 +32,7 @@ from jsonschema import Draft202012Validator
 import strategies as S
 import test_schemas
 from conftest import CONFORMANCE, REPO
-from evolution.wire.errors import WireError
+from evolution.jsonwire.errors import WireError
 from evolution.wire.schemas import SCHEMAS, schema_dir
 
 KIT = REPO / "examples" / "javascript"

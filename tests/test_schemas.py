@@ -22,7 +22,7 @@ from jsonschema import Draft202012Validator
 import strategies as S
 from conftest import SPEC
 from evolution.wire import codec
-from evolution.wire.errors import WireError
+from evolution.jsonwire.errors import WireError
 from evolution.wire.messages import message_kind
 from evolution.wire.schema_reasons import json_key
 from evolution.wire.schemas import SCHEMAS, schema_dir, show

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from evolution.wire.framing import FramingError, JSONStreamDecoder, encode_message
+from evolution.jsonwire.framing import FramingError, JSONStreamDecoder, encode_message
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(-10**6, 10**6) | st.text(max_size=8),

@@ -14,7 +14,7 @@ import strategies as S
 from evolution.rules.player_state import PlayerState
 from evolution.wire import codec, texts
 from evolution.wire.dialects import SEED000, SEED002
-from evolution.wire.framing import encode_text
+from evolution.jsonwire.framing import encode_text
 
 
 def player_plus(id: int, bag: int, boards: tuple, hand: tuple) -> list:

@@ -25,7 +25,7 @@ from evolution.net.signup import DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_REPLY, DEF
 from evolution.rules.dealer import MAX_PLAYERS, MIN_PLAYERS
 from evolution.text import short
 from evolution.wire.dialects import DIALECTS
-from evolution.wire.framing import DEFAULT_MAX_DEPTH
+from evolution.jsonwire.framing import DEFAULT_MAX_DEPTH
 
 USAGE_STATUS, STARTUP_STATUS = 2, 1
 MAX_SEED = 2**53 - 1  # exact in any JSON reader

@@ -32,7 +32,7 @@ from twisted.python.failure import Failure
 from evolution.net.json_protocol import JSONStreamProtocol
 from evolution.rules.player import Player
 from evolution.wire import codec
-from evolution.wire.errors import WireError
+from evolution.jsonwire.errors import WireError
 from evolution.wire.dialects import SEED000, Dialect
 from evolution.wire.schemas import show
 

@@ -37,7 +37,7 @@ from twisted.internet.protocol import Protocol
 from twisted.internet.tcp import Connection
 from twisted.python.failure import Failure
 
-from evolution.wire.framing import (
+from evolution.jsonwire.framing import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_DEPTH,
     FramingError,

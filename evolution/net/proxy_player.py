@@ -45,7 +45,7 @@ from evolution.rules.player_state import PlayerView
 from evolution.net.deadlines import Deadlines
 from evolution.net.game_log import SeatLog
 from evolution.wire.dialects import SEED000, Dialect
-from evolution.wire.errors import WireError
+from evolution.jsonwire.errors import WireError
 from evolution.wire.messages import read_feeding_choice, read_legal_action4
 from evolution.wire.schemas import show
 

@@ -41,7 +41,7 @@ from twisted.python.failure import Failure
 from evolution.net.json_protocol import JSONStreamProtocol
 from evolution.net.proxy_player import ProxyPlayer
 from evolution.text import escape, short
-from evolution.wire.framing import DEFAULT_MAX_DEPTH, encode_message
+from evolution.jsonwire.framing import DEFAULT_MAX_DEPTH, encode_message
 
 log = Logger()
 

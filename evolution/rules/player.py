@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from typing import Awaitable, NamedTuple, Protocol, TypeVar
 
+from evolution.outcomes import PlayerFailure
 from evolution.rules.actions import Action4
 from evolution.rules.cards import Card
 from evolution.rules.feeding import FeedingChoice
@@ -55,14 +56,6 @@ class Player(Protocol):
     def choose(self, before: LOB, after: LOB) -> MaybeAwaitable[Action4]: ...
 
     def feed_next(self, state: FeedingState) -> MaybeAwaitable[FeedingChoice]: ...
-
-
-class PlayerFailure(Exception):
-    """A player could not answer: timeout, malformed reply, disconnect, ..."""
-
-    @property
-    def reason(self) -> str:
-        return str(self)
 
 
 __all__ = ["FeedingState", "LOB", "Player", "PlayerFailure", "PlayerView"]

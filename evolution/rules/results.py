@@ -1,36 +1,18 @@
-"""The outcome of a game: ranking of the players still in it, and who was removed why.
+"""The outcome of a game of Evolution: its ranking, in the values every game reports.
 
-Offers ``Ranked``, ``Removal``, ``GameResult`` and ``rank`` (rules.md 10.3-10.4:
-score = bag + boards + traits; highest first; every player its own rank; equal
-scores in the reverse of the final turn order).
+Offers ``rank`` (rules.md 10.3-10.4: score = bag + boards + traits; highest
+first; every player its own rank; equal scores in the reverse of the final
+turn order), and ``Ranked``, ``Removal`` and ``GameResult`` (``evolution.outcomes``).
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple, Sequence
+from typing import Sequence
 
+from evolution.outcomes import GameResult, Ranked, Removal
 from evolution.rules.player_state import PlayerState
 
-
-class Ranked(NamedTuple):
-    rank: int
-    id: int
-    score: int
-
-
-class Removal(NamedTuple):
-    """A player removed from the game, when (turn, step) and why."""
-
-    id: int
-    turn: int
-    step: str
-    reason: str
-
-
-class GameResult(NamedTuple):
-    ranking: tuple[Ranked, ...]
-    removals: tuple[Removal, ...]
-    turns: int
+__all__ = ["GameResult", "Ranked", "Removal", "rank"]
 
 
 def rank(final_turn_order: Sequence[PlayerState]) -> tuple[Ranked, ...]:

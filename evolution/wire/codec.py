@@ -26,7 +26,7 @@ from evolution.rules.player_state import PlayerState, PlayerView
 from evolution.rules.results import Ranked
 from evolution.rules.species import Species
 from evolution.rules.traits import TRAITS_BY_SPELLING, Trait
-from evolution.wire.errors import WireError
+from evolution.jsonwire.errors import WireError
 
 Json = Any
 

@@ -27,8 +27,8 @@ from evolution.rules.player import FeedingState
 from evolution.rules.silly import SillyPlayer, silly_action, silly_feeding_choice
 from evolution.rules.table import Table
 from evolution.wire import codec
-from evolution.wire.errors import WireError
-from evolution.wire.framing import FramingError, decode_one
+from evolution.jsonwire.errors import WireError
+from evolution.jsonwire.framing import FramingError, decode_one
 from evolution.wire.schemas import SCHEMAS
 
 Json = Any

@@ -34,7 +34,7 @@ from evolution.rules.feeding import FeedingChoice
 from evolution.rules.player import LOB, FeedingState
 from evolution.rules.player_state import PlayerView
 from evolution.wire import codec
-from evolution.wire.errors import WireError
+from evolution.jsonwire.errors import WireError
 from evolution.wire.schemas import SCHEMAS
 
 Json = Any

@@ -23,8 +23,8 @@ from typing import Any, Callable
 
 from evolution.cli import ArgumentParser, quiet_broken_pipe
 from evolution.wire import messages
-from evolution.wire.errors import WireError
-from evolution.wire.framing import DEFAULT_MAX_DEPTH, FramingError, decode_one
+from evolution.jsonwire.errors import WireError
+from evolution.jsonwire.framing import DEFAULT_MAX_DEPTH, FramingError, decode_one
 from evolution.wire.schema_explain import MAX_ERRORS
 from evolution.wire.schemas import SCHEMAS
 

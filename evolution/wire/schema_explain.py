@@ -40,7 +40,7 @@ from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError
 from referencing import Registry, Resource
 
-from evolution.wire.errors import WireError
+from evolution.jsonwire.errors import WireError
 from evolution.wire.schema_bounds import Clipped, View
 from evolution.wire.schema_fast import FastSchemas
 from evolution.wire.schema_reasons import WEAK, describe, json_key

@@ -38,7 +38,7 @@ from typing import Any, Iterator
 
 from referencing import Registry, Resource
 
-from evolution.wire.errors import WireError
+from evolution.jsonwire.errors import WireError
 from evolution.wire.schema_bounds import View
 from evolution.wire.schema_explain import Explainer
 from evolution.wire.schema_fast import FastSchemas

@@ -1,7 +1,7 @@
 """The JSON text of the host's messages, built from pieces encoded once.
 
 Offers ``species_text``, ``boards_text``, ``lob_text``, ``cards_text`` and
-``player_plus_text``: the compact JSON text (``evolution.wire.framing.
+``player_plus_text``: the compact JSON text (``evolution.jsonwire.framing.
 encode_text``) of what ``evolution.wire.codec``'s ``*_to_json`` encoders
 (and seed 002's Player+) make of the same values, character for character
 (tests check it). The dialects build their messages from these.
@@ -21,7 +21,7 @@ from typing import Sequence
 from evolution.rules.cards import Card
 from evolution.rules.species import Species
 from evolution.wire import codec
-from evolution.wire.framing import encode_text
+from evolution.jsonwire.framing import encode_text
 
 CACHE_LIMIT = 50_000  # about 100 bytes of text each
 

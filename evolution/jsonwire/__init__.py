@@ -1,0 +1,7 @@
+"""The wire layer every game shares: a stream of JSON values framed within limits, and errors that name a field.
+
+``framing`` reads and writes JSON values on a byte stream; ``errors`` holds
+``WireError``, what every game's wire layer raises for a message it refuses
+(the field's path and why). Each game's own messages are in its package
+(``evolution.games``).
+"""
