@@ -5,10 +5,10 @@ from __future__ import annotations
 import statistics
 import time
 
-from evolution.rules.cards import Deck
-from evolution.rules.dealer import Dealer
-from evolution.rules.local import run_locally
-from evolution.rules.silly import SillyPlayer
+from evolution.games.evolution.rules.cards import Deck
+from evolution.games.evolution.rules.dealer import Dealer
+from evolution.games.evolution.rules.local import run_locally
+from evolution.games.evolution.rules.silly import SillyPlayer
 
 GAMES = 300
 

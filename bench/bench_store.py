@@ -30,10 +30,10 @@ from twisted.internet.task import LoopingCall, react
 from evolution.host.records import GameRecord, seat_records
 from evolution.host.store import ResultsStore, game_operation
 from evolution.host.store_writer import StoreWriter
-from evolution.rules.cards import Deck
-from evolution.rules.local import play_local_game
-from evolution.rules.silly import SillyPlayer
-from evolution.wire import codec
+from evolution.games.evolution.rules.cards import Deck
+from evolution.games.evolution.rules.local import play_local_game
+from evolution.games.evolution.rules.silly import SillyPlayer
+from evolution.games.evolution.wire import codec
 
 GAMES = 100
 

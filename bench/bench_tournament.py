@@ -40,7 +40,7 @@ def run_bots(port: int, count: int) -> None:
     from twisted.internet.task import react
 
     from evolution.net.client import play_remote
-    from evolution.rules.silly import SillyPlayer
+    from evolution.games.evolution.rules.silly import SillyPlayer
 
     async def all_bots(reactor: Any) -> None:
         async def bot(k: int) -> Any:

@@ -23,18 +23,18 @@ from typing import Any, Callable, Sequence
 
 import jsonschema_rs
 
-from evolution.rules.actions import Action4
-from evolution.rules.cards import Deck
-from evolution.rules.dealer import Dealer
-from evolution.rules.local import run_locally
-from evolution.rules.player import FeedingState
-from evolution.rules.player_state import PlayerView
-from evolution.rules.silly import SillyPlayer
-from evolution.wire import codec
+from evolution.games.evolution.rules.actions import Action4
+from evolution.games.evolution.rules.cards import Deck
+from evolution.games.evolution.rules.dealer import Dealer
+from evolution.games.evolution.rules.local import run_locally
+from evolution.games.evolution.rules.player import FeedingState
+from evolution.games.evolution.rules.player_state import PlayerView
+from evolution.games.evolution.rules.silly import SillyPlayer
+from evolution.games.evolution.wire import codec
 from evolution.jsonwire.errors import WireError
 from evolution.jsonwire.framing import JSONStreamDecoder, encode_message
-from evolution.wire.messages import read_action4, read_feed_next
-from evolution.wire.schemas import SCHEMAS
+from evolution.games.evolution.wire.messages import read_action4, read_feed_next
+from evolution.games.evolution.wire.schemas import SCHEMAS
 
 GAMES = 120
 PLAYERS = 8

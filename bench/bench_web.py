@@ -31,10 +31,10 @@ from twisted.web.resource import Resource
 from twisted.web.server import Site
 
 from evolution.net.game_log import GameLog
-from evolution.rules.cards import Deck
-from evolution.rules.dealer import Dealer
-from evolution.rules.local import run_locally
-from evolution.rules.silly import SillyPlayer
+from evolution.games.evolution.rules.cards import Deck
+from evolution.games.evolution.rules.dealer import Dealer
+from evolution.games.evolution.rules.local import run_locally
+from evolution.games.evolution.rules.silly import SillyPlayer
 from evolution.web.push import Hub, Message, sse_bytes
 from evolution.web.site import WebResource
 from evolution.web.view import WebView

@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from evolution.host.demo import HostProcess
-from evolution.rules.cards import Deck
-from evolution.rules.local import play_local_game
-from evolution.rules.silly import SillyPlayer
+from evolution.games.evolution.rules.cards import Deck
+from evolution.games.evolution.rules.local import play_local_game
+from evolution.games.evolution.rules.silly import SillyPlayer
 
 ENGINE_GAMES = 200
 ENGINE_BURST = 10

@@ -15,7 +15,7 @@ Kept light on purpose, so that the host, not the bots, sets the pace:
 - framing is a split on newlines (the host writes one compact JSON value and a
   newline per message: ``evolution.jsonwire.framing.encode_message``), then
   ``json.loads``; no schema checks (the host's messages are trusted here);
-- the strategy is the project's own (``evolution.rules.silly``) on values
+- the strategy is the project's own (``evolution.games.evolution.rules.silly``) on values
   decoded with the project's codec, but only what the answer depends on is
   decoded: the hand (from start) for choose; the own boards for feed-next,
   and the other players' boards only when a hungry carnivore must pick a
@@ -61,10 +61,10 @@ import time
 from collections import Counter
 from typing import Any
 
-from evolution.rules.errors import RulesViolation
-from evolution.rules.player import FeedingState
-from evolution.rules.silly import silly_action, silly_feeding_choice
-from evolution.wire import codec
+from evolution.games.evolution.rules.errors import RulesViolation
+from evolution.games.evolution.rules.player import FeedingState
+from evolution.games.evolution.rules.silly import silly_action, silly_feeding_choice
+from evolution.games.evolution.wire import codec
 
 _dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 _loads = json.loads

@@ -58,7 +58,7 @@ def harness_command() -> list[str]:
     found = shutil.which("evolution-harness")
     if found:
         return [found]
-    return [sys.executable, "-m", "evolution.wire.harness"]
+    return [sys.executable, "-m", "evolution.games.evolution.wire.harness"]
 
 
 def run(name: str, value: str) -> str:

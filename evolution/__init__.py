@@ -2,9 +2,9 @@
 
 Layers, each depending only on the ones above it in this list:
 
-- ``evolution.rules``: the game model, the dealer and the "silly" strategy
-  (no I/O, no Twisted, no JSON); ``evolution.strategies``: more players;
-- ``evolution.wire``: JSON <-> rules values, checked against ``schemas/``;
+- ``evolution.games.evolution.rules``: the game model, the dealer and the "silly" strategy
+  (no I/O, no Twisted, no JSON); ``evolution.games.evolution.strategies``: more players;
+- ``evolution.games.evolution.wire``: JSON <-> rules values, checked against ``schemas/``;
   the protocol's dialects;
 - ``evolution.tournament``: allocation, formats, points, ratings and the
   manager of a tournament (no sockets);

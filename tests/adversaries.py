@@ -15,18 +15,18 @@ from twisted.internet.defer import Deferred, ensureDeferred
 from twisted.internet.endpoints import TCP4ClientEndpoint
 from twisted.internet.protocol import Factory, Protocol
 
-from evolution.net.client import ClientProtocol
-from evolution.wire import codec
+from evolution.net.client import ClientProtocol, conversation
+from evolution.games.evolution.wire import codec
 from evolution.jsonwire.framing import encode_message
-from evolution.rules.silly import SillyPlayer
-from evolution.wire.messages import message_kind, read_feed_next
+from evolution.games.evolution.rules.silly import SillyPlayer
+from evolution.games.evolution.wire.messages import message_kind, read_feed_next
 
 Act = Callable[["Adversary", Any], Any]
 
 
 class Adversary(ClientProtocol):
     def __init__(self, name: str, when: str, act: Act) -> None:
-        super().__init__(name, SillyPlayer())
+        super().__init__(conversation(name, SillyPlayer()))
         self.when = when
         self.act = act
         self.acted = False
@@ -102,7 +102,7 @@ def trickle(data: bytes, interval: float) -> Act:
 
 def answer_twice(client: Adversary, message: Any) -> None:
     """Answer feed-next as the silly player would, twice, in one write."""
-    choice = client.player.feed_next(read_feed_next(message))
+    choice = client.conversation.player.feed_next(read_feed_next(message))
     client.transport.write(encode_message(codec.feeding_choice_to_json(choice)) * 2)
 
 

@@ -19,16 +19,16 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from evolution.rules.actions import Action4
-from evolution.rules.cards import Card, Deck
-from evolution.rules.feeding import Decline
-from evolution.rules.local import run_locally
-from evolution.rules.player import LOB, FeedingState
-from evolution.rules.player_state import PlayerState, PlayerView
-from evolution.rules.silly import SillyPlayer
-from evolution.rules.species import Species
-from evolution.rules.table import Table
-from evolution.rules.traits import Trait
+from evolution.games.evolution.rules.actions import Action4
+from evolution.games.evolution.rules.cards import Card, Deck
+from evolution.games.evolution.rules.feeding import Decline
+from evolution.games.evolution.rules.local import run_locally
+from evolution.games.evolution.rules.player import LOB, FeedingState
+from evolution.games.evolution.rules.player_state import PlayerState, PlayerView
+from evolution.games.evolution.rules.silly import SillyPlayer
+from evolution.games.evolution.rules.species import Species
+from evolution.games.evolution.rules.table import Table
+from evolution.games.evolution.rules.traits import Trait
 
 
 def sp(*traits: str, food: int = 0, body: int = 0, pop: int = 1, fat: int = 0) -> Species:

@@ -14,7 +14,7 @@ from evolution.host.service import Options, build_host
 from evolution.host.store import ResultsStore
 from evolution.host.store_writer import StoreWriter
 from evolution.net.client import play_remote
-from evolution.rules.silly import SillyPlayer
+from evolution.games.evolution.rules.silly import SillyPlayer
 
 
 def host_options(db: Path, *extra: str) -> Options:

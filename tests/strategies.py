@@ -15,19 +15,19 @@ from typing import Any, NamedTuple
 
 from hypothesis import strategies as st
 
-from evolution.rules.actions import Action4, Growth, NewBoard, TraitReplacement, check_action
-from evolution.rules.cards import ALL_CARDS, Deck
-from evolution.rules.dealer import Dealer
-from evolution.rules.errors import RulesViolation
-from evolution.rules.feeding import CarnivoreChoice, FatTissueChoice, VegetarianChoice
-from evolution.rules.local import run_locally
-from evolution.rules.player import FeedingState, PlayerFailure
-from evolution.rules.player_state import PlayerView
-from evolution.rules.results import Ranked
-from evolution.rules.silly import SillyPlayer, silly_action
-from evolution.rules.species import MAX_BODY, MAX_POPULATION, Species
-from evolution.rules.traits import Trait
-from evolution.wire import codec
+from evolution.games.evolution.rules.actions import Action4, Growth, NewBoard, TraitReplacement, check_action
+from evolution.games.evolution.rules.cards import ALL_CARDS, Deck
+from evolution.games.evolution.rules.dealer import Dealer
+from evolution.games.evolution.rules.errors import RulesViolation
+from evolution.games.evolution.rules.feeding import CarnivoreChoice, FatTissueChoice, VegetarianChoice
+from evolution.games.evolution.rules.local import run_locally
+from evolution.games.evolution.rules.player import FeedingState, PlayerFailure
+from evolution.games.evolution.rules.player_state import PlayerView
+from evolution.games.evolution.rules.results import Ranked
+from evolution.games.evolution.rules.silly import SillyPlayer, silly_action
+from evolution.games.evolution.rules.species import MAX_BODY, MAX_POPULATION, Species
+from evolution.games.evolution.rules.traits import Trait
+from evolution.games.evolution.wire import codec
 
 traits = st.sampled_from(list(Trait))
 cards = st.sampled_from(ALL_CARDS)

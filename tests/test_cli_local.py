@@ -14,9 +14,9 @@ import sys
 
 import pytest
 
-from evolution.rules.cards import Deck
-from evolution.rules.local import play_local_game
-from evolution.rules.silly import SillyPlayer
+from evolution.games.evolution.rules.cards import Deck
+from evolution.games.evolution.rules.local import play_local_game
+from evolution.games.evolution.rules.silly import SillyPlayer
 
 
 def local(*args: str) -> subprocess.CompletedProcess:
@@ -42,8 +42,8 @@ def test_a_game_of_8_players_finishes_and_the_same_seed_gives_the_same_output():
 
 def test_json_output_has_one_entry_per_seat():
     [game] = games("5", "--seed", "7")
-    assert set(game) == {"seed", "deck", "results"}
-    assert (game["seed"], game["deck"]) == (7, "shuffled")
+    assert set(game) == {"game", "seed", "deck", "results"}
+    assert (game["game"], game["seed"], game["deck"]) == ("evolution", 7, "shuffled")
     rows = game["results"]
     assert [row["seat"] for row in rows] == [1, 2, 3, 4, 5]
     assert [row["name"] for row in rows] == [f"silly-{seat}" for seat in range(1, 6)]

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from conftest import CONFORMANCE
-from evolution.wire.harness import HARNESSES, run_harness
+from evolution.games.evolution.wire.harness import HARNESSES, run_harness
 
 
 def _cases() -> list:

@@ -18,10 +18,10 @@ import pytest
 from twisted.internet.defer import Deferred, ensureDeferred, fail, succeed
 
 from builders import Faulty, PlayerBroke, Recorder, card, play, player, sp, table
-from evolution.rules.cards import ALL_CARDS, Deck
-from evolution.rules.dealer import Dealer
-from evolution.rules.local import play_local_game, run_locally
-from evolution.rules.results import Ranked, rank
+from evolution.games.evolution.rules.cards import ALL_CARDS, Deck
+from evolution.games.evolution.rules.dealer import Dealer
+from evolution.games.evolution.rules.local import play_local_game, run_locally
+from evolution.games.evolution.rules.results import Ranked, rank
 
 
 def new_game(players, deck=None, observer=None, parallel_choose=False) -> Dealer:

@@ -13,9 +13,9 @@ import json
 import pytest
 
 from conftest import REPO
-from evolution.rules.errors import RulesViolation
+from evolution.games.evolution.rules.errors import RulesViolation
 from evolution.jsonwire.errors import WireError
-from evolution.wire.harness import run_harness
+from evolution.games.evolution.wire.harness import run_harness
 
 PAGE = REPO / "docs" / "rules.md"
 

@@ -30,17 +30,17 @@ from twisted.internet.defer import Deferred, gatherResults
 from twisted.trial import unittest
 
 from conftest import CONFORMANCE, REPO
-from evolution.rules.cards import ALL_CARDS
-from evolution.rules.errors import RulesViolation
-from evolution.rules.feeding import CarnivoreChoice, FatTissueChoice, VegetarianChoice, feeding_options
-from evolution.rules.player import FeedingState
-from evolution.rules.player_state import PlayerState, PlayerView
-from evolution.rules.species import Species
-from evolution.rules.table import Table
-from evolution.rules.traits import Trait
-from evolution.wire import codec
+from evolution.games.evolution.rules.cards import ALL_CARDS
+from evolution.games.evolution.rules.errors import RulesViolation
+from evolution.games.evolution.rules.feeding import CarnivoreChoice, FatTissueChoice, VegetarianChoice, feeding_options
+from evolution.games.evolution.rules.player import FeedingState
+from evolution.games.evolution.rules.player_state import PlayerState, PlayerView
+from evolution.games.evolution.rules.species import Species
+from evolution.games.evolution.rules.table import Table
+from evolution.games.evolution.rules.traits import Trait
+from evolution.games.evolution.wire import codec
 from evolution.jsonwire.errors import WireError
-from evolution.wire.messages import read_action4, read_feeding_choice
+from evolution.games.evolution.wire.messages import read_action4, read_feeding_choice
 from hosting import new_host, until
 
 EXAMPLE = REPO / "examples" / "javascript"

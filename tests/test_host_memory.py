@@ -30,7 +30,7 @@ class FreedWithoutCollectorTests(unittest.TestCase):
 
         def begun(event: str, game) -> None:
             if event == "begin":
-                kept.extend(weakref.ref(part) for part in (game, game.dealer, game.log, *game.proxies))
+                kept.extend(weakref.ref(part) for part in (game, game.referee, game.log, *game.proxies))
                 kept.extend(weakref.ref(connection) for connection in game.connections)
 
         host.runner.watch(begun)

@@ -28,8 +28,8 @@ from evolution.host import store_writer
 from evolution.host.records import RoundRecord
 from evolution.host.store import GameRecord, ResultsStore, SeatRecord, game_operation, round_over
 from evolution.host.store_writer import StoreWriter
-from evolution.net.client import ClientProtocol
-from evolution.rules.silly import SillyPlayer
+from evolution.net.client import ClientProtocol, conversation
+from evolution.games.evolution.rules.silly import SillyPlayer
 from hosting import new_host, until
 
 QUICK = ("--players", "3-3", "--timeout", "0.3", "--signup-window", "0.2")
@@ -241,7 +241,7 @@ class RawNameClient(ClientProtocol):
     """A silly client whose sign-up is a JSON string with escapes UTF-8 cannot carry."""
 
     def __init__(self, name: str) -> None:
-        super().__init__(name, SillyPlayer())
+        super().__init__(conversation(name, SillyPlayer()))
 
     def connectionMade(self) -> None:
         super(ClientProtocol, self).connectionMade()

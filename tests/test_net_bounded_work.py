@@ -17,7 +17,7 @@ from twisted.trial import unittest
 import adversaries as bad
 from hosting import new_host, until
 from evolution.net.client_cli import Thinking
-from evolution.rules.silly import SillyPlayer
+from evolution.games.evolution.rules.silly import SillyPlayer
 
 LIMITS = ("--timeout", "0.3", "--signup-timeout", "0.3", "--signup-window", "0.2", "--deck", "sorted")
 POISON = [0, [[i, i + 1] for i in range(4000)] + ["x"], [], [], []]

@@ -9,7 +9,7 @@ from twisted.trial import unittest
 from zope.interface import implementer
 
 from evolution.net.client import ClientError, play_remote
-from evolution.rules.silly import SillyPlayer
+from evolution.games.evolution.rules.silly import SillyPlayer
 
 
 @implementer(IHostnameResolver)

@@ -19,11 +19,11 @@ from twisted.trial import unittest
 import adversaries as bad
 from conftest import SPEC
 from evolution.host.replay_cli import check
-from evolution.net.client import ClientProtocol, Removed
-from evolution.rules.actions import Action4, Growth
-from evolution.rules.silly import SillyPlayer
-from evolution.wire.dialects import SEED000, SEED002, Dialect
-from evolution.wire.schemas import SCHEMAS
+from evolution.net.client import ClientProtocol, Removed, conversation
+from evolution.games.evolution.rules.actions import Action4, Growth
+from evolution.games.evolution.rules.silly import SillyPlayer
+from evolution.games.evolution.wire.dialects import SEED000, SEED002, Dialect
+from evolution.games.evolution.wire.schemas import SCHEMAS
 from hosting import new_host, until
 
 
@@ -31,7 +31,7 @@ class Recording(ClientProtocol):
     """A silly client that keeps every line it receives and every message it sends, as bytes."""
 
     def __init__(self, name: str, dialect: Dialect, log: list | None = None) -> None:
-        super().__init__(name, SillyPlayer(), dialect)
+        super().__init__(conversation(name, SillyPlayer(), dialect=dialect.name))
         self.received: list[bytes] = []
         self.sent: list[str] = []
         self.shared = log if log is not None else []
@@ -120,7 +120,7 @@ class TellRemovedTests(unittest.TestCase):
     async def test_by_default_a_removed_bot_is_just_hung_up_on(self) -> None:
         host = new_host(self, "--players", "3-3", "--timeout", "0.5")
         recorder = await connect(host.port, "offender")
-        recorder.player = _Cheat()
+        recorder.conversation.player = _Cheat()
         await until(lambda: len(host.factory.lobby) == 1)
         await gatherResults([host.client("good 1"), host.client("good 2")])
         await recorder.done.addErrback(lambda failure: None)

@@ -7,9 +7,9 @@ from twisted.trial import unittest
 
 import adversaries as bad
 from evolution.net.client import Refused
-from evolution.rules.cards import Deck
-from evolution.rules.local import play_local_game
-from evolution.rules.silly import SillyPlayer
+from evolution.games.evolution.rules.cards import Deck
+from evolution.games.evolution.rules.local import play_local_game
+from evolution.games.evolution.rules.silly import SillyPlayer
 from evolution.host import games
 from hosting import LocalHost, new_host, until
 

@@ -18,10 +18,11 @@ from twisted.logger import formatEvent, globalLogPublisher
 from twisted.trial import unittest
 
 import adversaries as bad
+from evolution.net.client import conversation
 from evolution.net.client import ClientOutcome
-from evolution.rules.cards import Deck
-from evolution.rules.local import play_local_game
-from evolution.rules.silly import SillyPlayer
+from evolution.games.evolution.rules.cards import Deck
+from evolution.games.evolution.rules.local import play_local_game
+from evolution.games.evolution.rules.silly import SillyPlayer
 from hosting import LocalHost, new_host, until
 
 NASTY = "\x1b[2J\x07evil\r\n\x9b\u2028\u202e"
@@ -102,7 +103,7 @@ class BareNumberTests(unittest.TestCase):
 
     async def test_a_bot_that_writes_no_delimiter_plays_a_whole_game(self) -> None:
         host = new_host(self, "--players", "3-3", "--deck", "sorted", "--timeout", "5")
-        terse = ensureDeferred(bad.play(host.port, lambda: bad.Terse("terse", SillyPlayer())))
+        terse = ensureDeferred(bad.play(host.port, lambda: bad.Terse(conversation("terse", SillyPlayer()))))
         record = await game_with(self, host, terse)
         self.assertIsInstance(terse.result, ClientOutcome)
         local = play_local_game([SillyPlayer() for _ in range(3)], Deck.sorted())

@@ -16,13 +16,13 @@ from twisted.trial import unittest
 
 from evolution.net.lag import LagProbe
 from evolution.net.lobbies import GameLobby
-from evolution.net.proxy_player import ProxyPlayer
+from evolution.games.evolution.net.proxy_player import ProxyPlayer
 from evolution.net.signup import IN_LOBBY, PLAYING, HostProtocol, SignupConfig, SignupFactory
-from evolution.rules.cards import ALL_CARDS
-from evolution.rules.feeding import VegetarianChoice
-from evolution.rules.player import FeedingState, PlayerFailure
-from evolution.rules.player_state import PlayerView
-from evolution.rules.species import Species
+from evolution.games.evolution.rules.cards import ALL_CARDS
+from evolution.games.evolution.rules.feeding import VegetarianChoice
+from evolution.games.evolution.rules.player import FeedingState, PlayerFailure
+from evolution.games.evolution.rules.player_state import PlayerView
+from evolution.games.evolution.rules.species import Species
 
 
 class Lobby:

@@ -18,7 +18,7 @@ from twisted.trial import unittest
 
 from evolution.net.client import ClientError, play_remote
 from evolution.net.endpoints import client_tls, server_endpoint
-from evolution.rules.silly import SillyPlayer
+from evolution.games.evolution.rules.silly import SillyPlayer
 from hosting import new_host
 
 

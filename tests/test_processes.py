@@ -12,9 +12,9 @@ import unicodedata
 import pytest
 
 from evolution.host.demo import HostProcess, free_port, run_clients, twistd_command
-from evolution.rules.cards import Deck
-from evolution.rules.local import play_local_game
-from evolution.rules.silly import SillyPlayer
+from evolution.games.evolution.rules.cards import Deck
+from evolution.games.evolution.rules.local import play_local_game
+from evolution.games.evolution.rules.silly import SillyPlayer
 
 pytestmark = pytest.mark.slow
 

@@ -31,9 +31,9 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from builders import Faulty, Recorder, play
-from evolution.rules.cards import ALL_CARDS, Card, Deck
-from evolution.rules.dealer import Dealer
-from evolution.rules.species import MAX_BODY, MAX_POPULATION, MAX_TRAITS
+from evolution.games.evolution.rules.cards import ALL_CARDS, Card, Deck
+from evolution.games.evolution.rules.dealer import Dealer
+from evolution.games.evolution.rules.species import MAX_BODY, MAX_POPULATION, MAX_TRAITS
 
 EVENTS = ("start", "choose", "start-of-feeding", "feed", "end-of-turn")
 SHORT_HAND = "the silly strategy needs at least"

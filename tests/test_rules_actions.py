@@ -14,7 +14,7 @@ from collections import Counter
 import pytest
 
 from builders import card, cards, play, player, sp, table
-from evolution.rules.actions import (
+from evolution.games.evolution.rules.actions import (
     Action4,
     Growth,
     NewBoard,
@@ -23,10 +23,10 @@ from evolution.rules.actions import (
     check_action,
     legal_action,
 )
-from evolution.rules.cards import ALL_CARDS, Card, Deck, card_order, is_valid_card
-from evolution.rules.dealer import Dealer
-from evolution.rules.errors import RulesViolation
-from evolution.rules.traits import Trait
+from evolution.games.evolution.rules.cards import ALL_CARDS, Card, Deck, card_order, is_valid_card
+from evolution.games.evolution.rules.dealer import Dealer
+from evolution.games.evolution.rules.errors import RulesViolation
+from evolution.games.evolution.rules.traits import Trait
 
 HAND = cards(
     "2 carnivore",  # 0

@@ -13,11 +13,11 @@ from __future__ import annotations
 import pytest
 
 from builders import Recorder, Scripted, card, cards, play, player, sp, table
-from evolution.rules.actions import Action4, Growth, NewBoard
-from evolution.rules.dealer import Dealer
-from evolution.rules.errors import RulesViolation
-from evolution.rules.feeding import CarnivoreChoice, Decline, FatTissueChoice, VegetarianChoice
-from evolution.rules.player import FeedingState
+from evolution.games.evolution.rules.actions import Action4, Growth, NewBoard
+from evolution.games.evolution.rules.dealer import Dealer
+from evolution.games.evolution.rules.errors import RulesViolation
+from evolution.games.evolution.rules.feeding import CarnivoreChoice, Decline, FatTissueChoice, VegetarianChoice
+from evolution.games.evolution.rules.player import FeedingState
 
 BOARDS = (
     sp("carnivore", pop=2),  # 0 hungry carnivore

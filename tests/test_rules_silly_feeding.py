@@ -13,7 +13,7 @@ import json
 
 import pytest
 
-from evolution.wire.harness import run_harness
+from evolution.games.evolution.wire.harness import run_harness
 
 
 def board(food: int, body: int, population: int, traits: list[str], fat_food: int = 0) -> list:

@@ -11,11 +11,11 @@ illustrate.
 from __future__ import annotations
 
 from builders import card, player, play, sp, table
-from evolution.rules.attack import body_number, may_attack, population_number
-from evolution.rules.dealer import Dealer
-from evolution.rules.feeding import CarnivoreChoice, FatTissueChoice, VegetarianChoice, feeding_options
-from evolution.rules.table import targets
-from evolution.rules.traits import Trait
+from evolution.games.evolution.rules.attack import body_number, may_attack, population_number
+from evolution.games.evolution.rules.dealer import Dealer
+from evolution.games.evolution.rules.feeding import CarnivoreChoice, FatTissueChoice, VegetarianChoice, feeding_options
+from evolution.games.evolution.rules.table import targets
+from evolution.games.evolution.rules.traits import Trait
 
 
 def options(tbl, p) -> set:

@@ -18,10 +18,11 @@ from typing import Any
 import jsonschema._keywords
 import pytest
 
-from evolution.rules.cards import ALL_CARDS
+from evolution.games.evolution.rules.cards import ALL_CARDS
 from evolution.jsonwire.errors import WireError
-from evolution.wire.schema_bounds import MAX_BOARDS, MAX_ENTRIES, MAX_HAND, MAX_PLAYERS, Opaque, UnboundedSchema, View
-from evolution.wire.schemas import SCHEMAS
+from evolution.games.evolution.wire.bounds import MAX_BOARDS, MAX_ENTRIES, MAX_HAND, MAX_PLAYERS
+from evolution.jsonwire.schema_bounds import Opaque, UnboundedSchema, View
+from evolution.games.evolution.wire.schemas import SCHEMAS
 
 SPECIES = [["food", 0], ["body", 0], ["population", 1], ["traits", []]]
 

@@ -19,16 +19,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import strategies as S
-from evolution.rules.actions import Action4, Growth, NewBoard, TraitReplacement
-from evolution.rules.cards import Card
-from evolution.rules.feeding import CarnivoreChoice, FatTissueChoice, VegetarianChoice
-from evolution.rules.player import FeedingState
-from evolution.rules.player_state import PlayerView
-from evolution.rules.species import Species
-from evolution.rules.traits import Trait
-from evolution.wire import codec
+from evolution.games.evolution.rules.actions import Action4, Growth, NewBoard, TraitReplacement
+from evolution.games.evolution.rules.cards import Card
+from evolution.games.evolution.rules.feeding import CarnivoreChoice, FatTissueChoice, VegetarianChoice
+from evolution.games.evolution.rules.player import FeedingState
+from evolution.games.evolution.rules.player_state import PlayerView
+from evolution.games.evolution.rules.species import Species
+from evolution.games.evolution.rules.traits import Trait
+from evolution.games.evolution.wire import codec
 from evolution.jsonwire.errors import WireError
-from evolution.wire.messages import (
+from evolution.games.evolution.wire.messages import (
     message_kind,
     read_action4,
     read_choose,
@@ -39,7 +39,7 @@ from evolution.wire.messages import (
     read_signup_reply,
     read_start,
 )
-from evolution.wire.schemas import SCHEMAS
+from evolution.games.evolution.wire.schemas import SCHEMAS
 
 HOST_MESSAGES = ("start", "choose", "feed-next", "score")
 

@@ -33,7 +33,8 @@ import strategies as S
 import test_schemas
 from conftest import CONFORMANCE, REPO
 from evolution.jsonwire.errors import WireError
-from evolution.wire.schemas import SCHEMAS, schema_dir
+from evolution.games.evolution.wire.schemas import SCHEMAS
+from evolution.jsonwire.schemas import schema_dir
 
 KIT = REPO / "examples" / "javascript"
 SCRIPT = Path(__file__).with_name("ajv_check.mjs")

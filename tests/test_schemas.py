@@ -21,11 +21,12 @@ from jsonschema import Draft202012Validator
 
 import strategies as S
 from conftest import SPEC
-from evolution.wire import codec
+from evolution.games.evolution.wire import codec
 from evolution.jsonwire.errors import WireError
-from evolution.wire.messages import message_kind
-from evolution.wire.schema_reasons import json_key
-from evolution.wire.schemas import SCHEMAS, schema_dir, show
+from evolution.games.evolution.wire.messages import message_kind
+from evolution.jsonwire.schema_reasons import json_key
+from evolution.games.evolution.wire.schemas import SCHEMAS
+from evolution.jsonwire.schemas import schema_dir, show
 
 WIRE = ["signup", "signup-reply", "start", "choose", "feed-next", "action4", "feeding-choice", "score", "removed",
         "seed002/start", "seed002/choose", "seed002/feed-next"]
@@ -405,8 +406,8 @@ def _is_field(node) -> bool:
 
 def test_schema_names_the_exact_set_of_cards():
     """The Card schema accepts exactly the 122 cards of the game."""
-    from evolution.rules.cards import ALL_CARDS
-    from evolution.rules.traits import Trait
+    from evolution.games.evolution.rules.cards import ALL_CARDS
+    from evolution.games.evolution.rules.traits import Trait
 
     accepted = {
         (food, trait.value)

@@ -12,13 +12,13 @@ from collections import Counter
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evolution.rules.actions import check_action
-from evolution.rules.cards import Deck
-from evolution.rules.feeding import FatTissueChoice
-from evolution.rules.local import play_local_game
-from evolution.rules.silly import SillyPlayer
-from evolution.strategies import BY_NAME
-from evolution.strategies.builder import BuilderPlayer, builder_action, builder_feeding_choice, feeding_options
+from evolution.games.evolution.rules.actions import check_action
+from evolution.games.evolution.rules.cards import Deck
+from evolution.games.evolution.rules.feeding import FatTissueChoice
+from evolution.games.evolution.rules.local import play_local_game
+from evolution.games.evolution.rules.silly import SillyPlayer
+from evolution.games.evolution.strategies import BY_NAME
+from evolution.games.evolution.strategies.builder import BuilderPlayer, builder_action, builder_feeding_choice, feeding_options
 from strategies import boards, cards, feeding_states
 
 

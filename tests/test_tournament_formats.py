@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 
 from builders import Faulty
-from evolution.rules.local import run_locally
-from evolution.rules.silly import SillyPlayer
+from evolution.games.evolution.rules.local import run_locally
+from evolution.games.evolution.rules.silly import SillyPlayer
 from evolution.tournament.allocation import allocate, check_sizes
 from evolution.tournament.formats import Knockout, Swiss
 from evolution.tournament.local import LocalReferee

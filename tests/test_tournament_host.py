@@ -17,11 +17,11 @@ from twisted.internet.defer import gatherResults
 from twisted.trial import unittest
 
 from evolution.host.replay_cli import check
-from evolution.net.client import ClientProtocol, Refused
+from evolution.net.client import ClientProtocol, Refused, conversation
 from evolution.net.client_cli import Thinking
-from evolution.rules.silly import SillyPlayer
-from evolution.strategies import BY_NAME
-from evolution.wire.messages import message_kind
+from evolution.games.evolution.rules.silly import SillyPlayer
+from evolution.games.evolution.strategies import BY_NAME
+from evolution.games.evolution.wire.messages import message_kind
 from hosting import new_host, until
 
 FAST = ("--timeout", "0.5", "--signup-timeout", "1", "--number-grace", "0.01")
@@ -180,7 +180,7 @@ async def leaving_client(port: int) -> ClientProtocol:
             return super()._handle(value)
 
     endpoint = TCP4ClientEndpoint(reactor, "127.0.0.1", port)
-    return await endpoint.connect(Factory.forProtocol(lambda: Leaving("leaver", SillyPlayer())))
+    return await endpoint.connect(Factory.forProtocol(lambda: Leaving(conversation("leaver", SillyPlayer()))))
 
 
 class SignupTests(TournamentCase):
@@ -276,7 +276,7 @@ async def chatty_client(port: int) -> ClientProtocol:
 
     class Chatty(ClientProtocol):
         def __init__(self, name: str, player: Any) -> None:
-            super().__init__(name, player)
+            super().__init__(conversation(name, player))
             self.received: list[bytes] = []
 
         def dataReceived(self, data: bytes) -> None:

@@ -25,7 +25,7 @@ from evolution.host.demo import HostProcess, free_port
 from evolution.host.replay_cli import check
 from evolution.host.store import ResultsStore
 from evolution.net.client import play_remote
-from evolution.rules.silly import SillyPlayer
+from evolution.games.evolution.rules.silly import SillyPlayer
 from hosting import until
 
 

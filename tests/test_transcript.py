@@ -19,10 +19,10 @@ from typing import Any
 import pytest
 
 from conftest import SPEC
-from evolution.rules.cards import Deck
-from evolution.rules.local import play_local_game
-from evolution.rules.silly import SillyPlayer
-from evolution.wire import codec
+from evolution.games.evolution.rules.cards import Deck
+from evolution.games.evolution.rules.local import play_local_game
+from evolution.games.evolution.rules.silly import SillyPlayer
+from evolution.games.evolution.wire import codec
 
 TRANSCRIPT = SPEC / "reference-transcript-3-players.txt"
 CLIENTS = ("C1", "C2", "C3")

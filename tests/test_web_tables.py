@@ -16,13 +16,13 @@ from conftest import REPO
 from evolution.host.records import EntrantRecord, TournamentRecord
 from evolution.net.lobbies import GameLobby, SignupPeriods
 from evolution.net.signup import SignupConfig, SignupFactory
-from evolution.rules.cards import Card
-from evolution.rules.dealer import Dealer
-from evolution.rules.silly import SillyPlayer
-from evolution.rules.species import Species
-from evolution.rules.traits import Trait
+from evolution.games.evolution.rules.cards import Card
+from evolution.games.evolution.rules.dealer import Dealer
+from evolution.games.evolution.rules.silly import SillyPlayer
+from evolution.games.evolution.rules.species import Species
+from evolution.games.evolution.rules.traits import Trait
 from evolution.web.summaries import leaderboard, lobby_json
-from evolution.web.tables import Narrator, describe_reply, table_json
+from evolution.games.evolution.web.tables import Narrator, describe_reply, table_json
 
 NAMES = ["ann", "bo\u202e", "cy"]
 

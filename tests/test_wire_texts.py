@@ -1,6 +1,6 @@
 """The host's messages built from cached texts are, character for character, the codec's values encoded.
 
-``evolution.wire.texts`` and the dialects join pieces of JSON text encoded
+``evolution.games.evolution.wire.texts`` and the dialects join pieces of JSON text encoded
 once; a bot (and the message log, and a replay) must see exactly what
 encoding the codec's nested lists gives.
 """
@@ -11,9 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import strategies as S
-from evolution.rules.player_state import PlayerState
-from evolution.wire import codec, texts
-from evolution.wire.dialects import SEED000, SEED002
+from evolution.games.evolution.rules.player_state import PlayerState
+from evolution.games.evolution.wire import codec, texts
+from evolution.games.evolution.wire.dialects import SEED000, SEED002
 from evolution.jsonwire.framing import encode_text
 
 

@@ -35,7 +35,7 @@ async def started(host: WebHost) -> str:
         host.client(name, SlowPlayer(0.5))
     await until(lambda: host.runner.running)
     [game] = host.runner.running.values()
-    await until(lambda: game.dealer.turn >= 2 and game.dealer.step == "feed" or game.id not in host.runner.running)
+    await until(lambda: game.referee.turn >= 2 and game.referee.step == "feed" or game.id not in host.runner.running)
     return host.url(f"/games/{game.id}")
 
 

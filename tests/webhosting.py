@@ -43,8 +43,8 @@ from evolution.host.store import (
     tournament_begun,
     tournament_over,
 )
-from evolution.rules.local import run_locally
-from evolution.rules.silly import SillyPlayer
+from evolution.games.evolution.rules.local import run_locally
+from evolution.games.evolution.rules.silly import SillyPlayer
 from evolution.tournament.formats import Knockout, Swiss
 from evolution.tournament.local import LocalReferee
 from evolution.tournament.manager import TournamentManager

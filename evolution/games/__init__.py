@@ -1,17 +1,236 @@
 """The games the host serves, each one package behind one small interface.
 
-A game lives in ``evolution/games/<name>/`` and is registered here with one
-line (``REGISTERED``). The host's layers (sign-up, lobby, tournaments, store,
-replays, web view, command lines) reach a game only through ``game(name)``,
-never by importing its modules.
+Offers ``game(name)`` (the registered ``Game`` of that name, its package
+imported on first use), ``GAME_NAMES`` (in the order registered),
+``DEFAULT_GAME`` (``evolution``), ``UnknownGame``, and the interface a game
+package offers the host: ``Game``, ``GameSetup``, ``Referee``, ``Dialect``,
+``SignupRules``, ``Drawing`` and ``GameOption``.
+
+A game lives in ``evolution/games/<name>/``; its ``__init__`` holds ``GAME``,
+the object that meets ``Game``, and imports nothing heavy (its rules, wire,
+net and web modules load when the host first asks for them). Registering a
+game is one line of ``REGISTERED``. The host's layers (sign-up, lobby,
+tournaments, store, replays, web view, command lines) reach a game only
+through ``game(name)``, never by importing its modules; inside a game,
+dependencies point one way: rules (pure: no I/O, no Twisted, no JSON) ->
+wire (JSON <-> rules values, checked against the game's schemas) -> net
+(its proxy players and dialects, on the host's generic ``evolution.net``)
+-> web (its drawing).
+
+What the host asks of a game, in its own words (seats are numbered from 1 in
+turn order, as the referee was given the players):
+
+- a **referee** for a group of players (``Game.new_referee``): a coroutine
+  ``play()`` that awaits a player's answer only when the answer is
+  awaitable (so local games run with no event loop and remote ones on the
+  reactor) and returns an ``evolution.outcomes.GameResult``; ``expel`` for a
+  failure noticed between calls; ``removals``, ``turn``, ``step`` and
+  ``scores()`` for the web view; an ``observer(event, referee)`` after each
+  step;
+- **dialects** (``Game.dialect``): how a connection signs up, the proxy
+  player that stands for a remote player in one game, and what a player
+  hears between and after games;
+- **house players** (``Game.strategy``), **harnesses**, **schemas**, and its
+  **drawing** for the web view.
 """
 
 from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Mapping, Protocol, Sequence
+
+from evolution.outcomes import GameResult, Removal
 
 DEFAULT_GAME = "evolution"
 
 REGISTERED = {
     "evolution": "evolution.games.evolution",
-    "fish": "evolution.games.fish",
 }
-"""Game name -> the package that holds it."""
+"""Game name -> the package that holds it (its ``GAME``)."""
+
+GAME_NAMES = tuple(REGISTERED)
+
+Json = Any
+Observer = Callable[[str, Any], None]
+
+
+class UnknownGame(KeyError):
+    """No game of that name is registered."""
+
+    def __str__(self) -> str:
+        return f"no game named {self.args[0]!r}; the games are {', '.join(GAME_NAMES)}"
+
+
+_loaded: dict[str, Game] = {}
+
+
+def game(name: str = DEFAULT_GAME) -> Game:
+    """The game registered as ``name``; ``UnknownGame`` if there is none."""
+    found = _loaded.get(name)
+    if found is None:
+        if name not in REGISTERED:
+            raise UnknownGame(name)
+        found = _loaded[name] = importlib.import_module(REGISTERED[name]).GAME
+    return found
+
+
+@dataclass(frozen=True)
+class GameOption:
+    """A command-line option of one game (``twistd evolution --game NAME``): ``--name VALUE``.
+
+    ``parse(text)`` gives the value or raises ``ValueError`` with the sentence
+    a user reads; ``default`` is the text parsed when the option is not given.
+    """
+
+    name: str
+    default: str | None
+    help: str
+    parse: Callable[[str], Any] = str
+    flag: bool = False  # an option without a value (True when given)
+
+
+class GameSetup(Protocol):
+    """How one game of this kind is set up, from the host's options (a deck, a board size...).
+
+    ``seeded``: each game is dealt from a seed (game k of a host gets
+    ``--seed + k - 1``, or a random one, recorded); otherwise every game is
+    dealt alike. ``deal(seed)`` is the word the results store keeps (its
+    ``deck`` column: ``shuffled``, ``sorted``, ``random``...). ``recorded()``
+    is what a stored game keeps of its setup, as JSON, enough to replay it
+    (``Game.setup_of`` reads it back).
+    """
+
+    seeded: bool
+
+    def deal(self, seed: int | None) -> str: ...
+
+    def recorded(self) -> dict[str, Json]: ...
+
+
+class Referee(Protocol):
+    """One game in progress (see the module's docstring); Evolution's ``Dealer``, Fish's ``FishReferee``."""
+
+    turn: int
+    step: str
+    removals: list[Removal]
+    checkpoints: int
+    observer: Observer | None
+
+    async def play(self) -> GameResult: ...
+
+    def expel(self, player: Any, reason: str, after: int | None = None) -> int: ...
+
+    def scores(self) -> dict[int, int]: ...
+
+
+@dataclass(frozen=True)
+class SignupRules:
+    """How a connection of a dialect signs up.
+
+    ``reply``: what the host answers a good sign-up (None: nothing, as Fish's
+    course server). ``name(value)``: the name the first message gives, or
+    ``ValueError`` with the reason it is refused. ``silent``: the client
+    sends no sign-up message at all; after ``silent_wait`` seconds of
+    silence the host names it itself (``peer``, its address).
+    """
+
+    reply: str | None
+    name: Callable[[Json], str]
+    silent: bool = False
+    silent_wait: float = 2.0
+
+
+class Dialect(Protocol):
+    """One way of speaking a game on the wire, as the host needs it.
+
+    ``proxy(connection, name, seat, calls)``: the player that stands for the
+    remote player on ``connection`` in one game (``calls``: ``CallSettings``
+    of ``evolution.net.remote_seat``); ``greeting(seat)`` and
+    ``farewell(seat, won)``: what a connection hears before its first game
+    and when the host is done with it while it is still in (a ``Deferred``
+    of the calls, or None when the dialect says nothing); ``game_over(result,
+    seat_number, send_scores)``: the message (JSON text) a player still in a
+    game hears when it ends, or None; ``removal(reason, tell_removed)``: the
+    message a removed player hears before it is hung up on, or None.
+    """
+
+    name: str
+    signup: SignupRules
+
+    def proxy(self, connection: Any, name: str, seat: int, calls: Any) -> Any: ...
+
+    def greeting(self, seat: Any) -> Any: ...
+
+    def farewell(self, seat: Any, won: bool) -> Any: ...
+
+    def game_over(self, result: GameResult, seat: int, send_scores: bool) -> str | None: ...
+
+    def removal(self, reason: str, tell_removed: bool) -> str | None: ...
+
+
+class Drawing(Protocol):
+    """A game's picture in the web view.
+
+    ``table(referee, names, hands)``: the JSON of the table after a step
+    (``hands``: show what players hold, in replays only); ``narrator(names)``:
+    an object whose ``step(event, referee, entries)`` reads the game's message
+    log entries the step added and returns (and keeps, in ``lines``) short
+    lines saying what happened; ``script``: the file of the game's drawing
+    module (JavaScript), which the web view serves as
+    ``/static/js/games/<game>.js``: it exports ``table(data, options)``,
+    ``changes(table, before)`` and ``dealt(game)``.
+    """
+
+    script: Path
+
+    def table(self, referee: Referee, names: Sequence[str], hands: bool = False) -> Json: ...
+
+    def narrator(self, names: Sequence[str], keep: int | None = ...) -> Any: ...
+
+
+class Game(Protocol):
+    """What a game package offers the host (its ``GAME``)."""
+
+    name: str  # as --game takes it
+    title: str  # as people write it
+    min_players: int  # the rules' bounds on players per game
+    max_players: int
+    default_players: tuple[int, int]  # --players when not given
+    default_timeout: float  # seconds for each answer, when --timeout is not given
+    dialects: tuple[str, ...]  # the first is the default
+    strategies: tuple[str, ...]  # house strategies by name; the first is what a client plays by default
+    house: tuple[str, ...]  # the honest house players (evolution-local, evolution-try)
+    options: tuple[GameOption, ...]  # the game's own command-line options
+
+    def setup(self, options: Mapping[str, Any]) -> GameSetup: ...
+
+    def setup_of(self, recorded: Mapping[str, Json]) -> GameSetup: ...
+
+    def deal_text(self, deck: str, seed: int | None) -> str:
+        """How a game was dealt, for a person: ``seed 5``, ``sorted deck`` (from a record's deck and seed)."""
+
+    def new_referee(
+        self, players: Sequence[Any], setup: GameSetup, seed: int | None, observer: Observer | None = None
+    ) -> Referee: ...
+
+    def dialect(self, name: str) -> Dialect: ...
+
+    def strategy(self, name: str) -> Any: ...
+
+    def harnesses(self) -> Mapping[str, Callable[[str], Json]]:
+        """The course's test harnesses: name -> answer(text), raising ``WireError`` for invalid input."""
+
+    def schemas(self) -> Any:
+        """The game's ``SchemaSet`` (``evolution.jsonwire.schemas``)."""
+
+    def message_checks(self) -> Any:
+        """What ``evolution-schema check`` does beyond the schema: ``(readers, contexts)``.
+
+        ``readers``: message name -> read(value), the whole pipeline for a
+        message that needs nothing else; ``contexts``: reply name -> (the
+        message it answers, read(that message), read(reply, context)).
+        """
+
+    def drawing(self) -> Drawing: ...

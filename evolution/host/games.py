@@ -1,21 +1,27 @@
-"""Running hosted games: from a group of connections to a stored result.
+"""Running hosted games of any game: from a group of connections to a stored result.
 
 Offers ``GameSettings``, ``Seating``, ``GameOutcome``, ``RunningGame`` and
 ``GameRunner``, the one game runner that the lobby and the tournament
 manager both use:
 
-- ``GameRunner.play(connections, seating=None)`` makes a ``ProxyPlayer`` per
-  connection (in the order given, which is the turn order), deals a deck
-  (shuffled with a recorded seed, or sorted), plays the dealer's coroutine on
-  the reactor and records every message in the game's log. A player the
-  dealer removes is hung up on at once. When the game ends it sends the score
-  message if asked to, hands the record and the log to the store writer and
-  fires with a ``GameOutcome``; it never fails, and it leaves the remaining
-  players' connections open for the caller (a tournament plays on with them);
+- ``GameRunner.play(connections, seating=None)`` makes the game's proxy
+  player per connection (its dialect's, ``evolution.games.Dialect``; in the
+  order given, which is the turn order), sets the game up (from a recorded
+  seed where the game deals from one: a shuffled deck, a random board), plays
+  the game's referee coroutine on the reactor and records every message in
+  the game's log. A player the referee removes is hung up on at once (after
+  the dialect's word to it, if any). When the game ends, the players still
+  in hear what the dialect says at a game's end (scores, a result), the
+  record and the log go to the store writer, and it fires with a
+  ``GameOutcome``; it never fails, and it leaves the remaining players'
+  connections open for the caller (a tournament plays on with them);
 - ``GameRunner.start_game(connections)`` is the lobby's callback: ``play``,
   then hang up on everyone;
+- ``greet(connections)`` and ``farewell(connection, won)``: what the
+  dialect says to a connection before its first game and when the host is
+  done with it (Fish's ``start`` and ``end``; nothing in Evolution);
 - ``watch(callback)``: ``callback(event, game)`` for "begin", each step of
-  the dealer, and "over" (the web view follows games this way);
+  the referee, and "over" (the web view follows games this way);
 - ``stop()`` records the games still running as aborted, so nothing is lost
   when the host stops.
 
@@ -32,23 +38,20 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Callable
 
-from twisted.internet.defer import Deferred, ensureDeferred
+from twisted.internet.defer import Deferred, DeferredList, ensureDeferred, maybeDeferred, succeed
 from twisted.internet.interfaces import IReactorTime
 from twisted.logger import Logger
 from twisted.python.failure import Failure
 
+from evolution.games import DEFAULT_GAME, Dialect, Game, GameSetup, Referee, game as game_named
 from evolution.host.records import GameRecord, seat_records
 from evolution.host.store import game_operation
 from evolution.net.deadlines import Deadlines
 from evolution.net.game_log import GameLog
-from evolution.net.proxy_player import ProxyPlayer
-from evolution.net.signup import HostProtocol
-from evolution.rules.cards import Deck
-from evolution.rules.dealer import Dealer
-from evolution.rules.results import GameResult
+from evolution.net.remote_seat import CallSettings, RemoteSeat
+from evolution.net.signup import CLOSED, HostProtocol
+from evolution.outcomes import GameResult
 from evolution.text import escape
-from evolution.wire.codec import score_to_json
-from evolution.wire.dialects import SEED000, Dialect
 
 log = Logger()
 
@@ -58,17 +61,32 @@ RECENT_RECORDS = 1000
 
 @dataclass(frozen=True)
 class GameSettings:
-    timeout: float = 1.0
-    deck: str = "shuffled"  # or "sorted"
+    """How the host plays its games: which game, set up how, in which dialect, with which limits."""
+
+    game: str = DEFAULT_GAME
+    setup: GameSetup | None = None  # None: the game's defaults
+    timeout: float | None = None  # seconds for each answer; None: the game's default
     seed: int | None = None  # first game's seed; later games count up from it
-    send_scores: bool = False
-    parallel_choose: bool = False
-    dialect: Dialect = SEED000
-    tell_removed: bool = False  # send ["removed", reason] before hanging up on a removed player
+    dialect: str | None = None  # None: the game's first (the course's)
+    send_scores: bool = False  # the dialect's scores at every game's end (Evolution's score message)
+    tell_removed: bool = False  # the dialect's word to a removed player before hanging up
+
+    @property
+    def kind(self) -> Game:
+        return game_named(self.game)
+
+    def game_setup(self) -> GameSetup:
+        return self.setup if self.setup is not None else self.kind.setup({})
+
+    def speaking(self) -> Dialect:
+        return self.kind.dialect(self.dialect or self.kind.dialects[0])
+
+    def seconds(self) -> float:
+        return self.timeout if self.timeout is not None else self.kind.default_timeout
 
     def recorded(self) -> dict[str, Any]:
-        """What a stored game keeps of the settings it was played with."""
-        return {"timeout": self.timeout, "parallel_choose": self.parallel_choose, "dialect": self.dialect.name}
+        """What a stored game keeps of the settings it was played with (and needs to replay it)."""
+        return {"timeout": self.seconds(), **self.game_setup().recorded(), "dialect": self.speaking().name}
 
 
 @dataclass(frozen=True)
@@ -104,16 +122,13 @@ class RunningGame:
         self.seed = seed
         self.seating = seating
         self.started_at = now()
-        settings = runner.settings
         self.log = GameLog(runner.clock)
+        dialect = runner.dialect
         self.proxies = [
-            ProxyPlayer(
-                connection, connection.name, runner.clock, settings.timeout, settings.dialect, seat, runner.deadlines
-            )
+            dialect.proxy(connection, connection.name, seat, runner.calls)
             for seat, connection in enumerate(connections, start=1)
         ]
-        deck = Deck.sorted() if seed is None else Deck.shuffled(seed)
-        self.dealer = Dealer.new_game(self.proxies, deck, self._observe, settings.parallel_choose)
+        self.referee: Referee = runner.game.new_referee(self.proxies, runner.setup, seed, self._observe)
         for seat, (connection, proxy) in enumerate(zip(connections, self.proxies), start=1):
             connection.play(proxy)
             proxy.log = self.log.seat(seat)
@@ -125,12 +140,12 @@ class RunningGame:
     def names(self) -> list[str]:
         return [proxy.name for proxy in self.proxies]
 
-    def _failed(self, proxy: ProxyPlayer, seat: int, reason: str) -> None:
-        self.log.failed(seat, reason, self.dealer.expel(proxy, reason))
+    def _failed(self, proxy: RemoteSeat, seat: int, reason: str) -> None:
+        self.log.failed(seat, reason, self.referee.expel(proxy, reason))
 
-    def _observe(self, event: str, dealer: Dealer) -> None:
-        """Hang up on players as soon as the dealer has removed them; tell the watchers."""
-        removals = dealer.removals
+    def _observe(self, event: str, referee: Referee) -> None:
+        """Hang up on players as soon as the referee has removed them; tell the watchers."""
+        removals = referee.removals
         while self._hung_up < len(removals):
             removal = removals[self._hung_up]
             self._hung_up += 1
@@ -147,31 +162,37 @@ class RunningGame:
         self.runner.tell(event, self)
 
     def play(self) -> Deferred[GameResult]:
-        return ensureDeferred(self.dealer.play())
+        return ensureDeferred(self.referee.play())
 
     def record(self, result: GameResult | None, outcome: str) -> GameRecord:
-        seats = seat_records(self.names, result.ranking if result else (), self.dealer.removals)
+        seats = seat_records(self.names, result.ranking if result else (), self.referee.removals)
         seating = self.seating
+        runner = self.runner
         return GameRecord(
             self.started_at,
             now(),
-            "sorted" if self.seed is None else "shuffled",
+            runner.setup.deal(self.seed),
             self.seed,
-            self.dealer.turn,
+            self.referee.turn,
             outcome,
             seats,
             self.id,
             seating.tournament_id if seating else None,
             seating.round if seating else None,
-            self.runner.settings.recorded(),
+            runner.recorded,
+            runner.game.name,
         )
 
-    def send_scores(self, result: GameResult | None) -> None:
-        settings = self.runner.settings
-        if result is not None and (settings.send_scores or settings.dialect.always_scores) and result.ranking:
-            message = score_to_json(result.ranking)
-            for entry in result.ranking:
-                self.connections[entry.id - 1].sendMessage(message)
+    def game_over(self, result: GameResult | None) -> Deferred:
+        """What the dialect says to each player still in the game at its end; fires once it is said."""
+        if result is None:
+            return succeed(None)
+        dialect, send_scores = self.runner.dialect, self.runner.settings.send_scores
+        said = [
+            maybeDeferred(dialect.game_over, self.proxies[entry.id - 1], result, entry.id, send_scores)
+            for entry in result.ranking
+        ]
+        return DeferredList(said, consumeErrors=True)
 
 
 class GameRunner:
@@ -179,12 +200,17 @@ class GameRunner:
 
     def __init__(self, settings: GameSettings, writer: Any, clock: IReactorTime) -> None:
         self.settings = settings
+        self.game = settings.kind
+        self.setup = settings.game_setup()
+        self.dialect = settings.speaking()
+        self.recorded = settings.recorded()
         self.writer = writer
         self.clock = clock
         self.games_begun = 0
         self.games_over = 0
         self.running: dict[int, RunningGame] = {}
         self.deadlines = Deadlines(clock)  # every call's time limit, in all games
+        self.calls = CallSettings(clock, settings.seconds(), self.deadlines)
         self.records: deque[GameRecord] = deque(maxlen=RECENT_RECORDS)  # the latest; the store has them all
         self._waiters: list[tuple[int, Deferred]] = []
         self._watchers: list[Callable[[str, RunningGame], None]] = []
@@ -217,7 +243,7 @@ class GameRunner:
     # -- playing ----------------------------------------------------------------------
 
     def _next_seed(self) -> int | None:
-        if self.settings.deck == "sorted":
+        if not self.setup.seeded:
             return None
         if self.settings.seed is None:
             return random.randrange(2**31)
@@ -232,7 +258,7 @@ class GameRunner:
             "game {game} begins: {players} ({deck})",
             game=game.id,
             players=", ".join(repr(escape(name)) for name in game.names),
-            deck="sorted deck" if game.seed is None else f"seed {game.seed}",
+            deck=self.setup.deal(game.seed) if game.seed is None else f"seed {game.seed}",
         )
         self.tell("begin", game)
         game.play().addCallbacks(
@@ -241,10 +267,32 @@ class GameRunner:
         return game.over
 
     def hang_up(self, connection: HostProtocol, reason: str) -> None:
-        """Close a removed player's connection; with ``tell_removed``, say why first."""
-        if self.settings.tell_removed:
-            connection.sendMessage(["removed", reason])
+        """Close a removed player's connection, after the dialect's word to it (``--tell-removed``), if any."""
+        notice = self.dialect.removal(reason, self.settings.tell_removed)
+        if notice is not None:
+            connection.sendMessage(notice)
         connection.close()
+
+    def seat(self, connection: HostProtocol) -> RemoteSeat:
+        """A seat on ``connection`` outside any game (to greet it, or bid it farewell)."""
+        seat = RemoteSeat.calling(connection, connection.name, self.calls)
+        connection.play(seat)
+        return seat
+
+    def greet(self, connections: list[HostProtocol]) -> Deferred[list[str | None]]:
+        """What the dialect says before the connections' first game; fires with each one's failure, or None."""
+        seats = [self.seat(connection) for connection in connections]
+        said = [maybeDeferred(self.dialect.greeting, seat) for seat in seats]
+        return DeferredList(said, consumeErrors=True).addCallback(
+            lambda results: [seat.failure if not ok or seat.failure else None for seat, (ok, _) in zip(seats, results)]
+        )
+
+    def farewell(self, connection: HostProtocol, won: bool) -> Deferred[None]:
+        """What the dialect says when the host is done with a connection still in; then hang up."""
+        if connection.state == CLOSED:
+            return succeed(None)
+        said = maybeDeferred(self.dialect.farewell, self.seat(connection), won)
+        return said.addBoth(lambda _: connection.close())
 
     def start_game(self, connections: list[HostProtocol]) -> Deferred[GameOutcome]:
         """The lobby's callback: play a game, then hang up on everyone."""
@@ -282,11 +330,13 @@ class GameRunner:
             turns=record.turns,
             ranking=ranking or "nobody left",
         )
-        game.send_scores(result)
         self.games_over += 1
         self.records.append(record)
         self.tell("over", game)
-        game.dealer.observer = None  # the dealer and the game no longer hold each other: refcounting frees them
+        game.referee.observer = None  # the referee and the game no longer hold each other: refcounting frees them
+        game.game_over(result).addCallback(lambda _: self._settled(game, record))
+
+    def _settled(self, game: RunningGame, record: GameRecord) -> None:
         game.over.callback(GameOutcome(record, game.connections))
         self._wake()
 

@@ -22,17 +22,18 @@ from twisted.python import usage
 
 from evolution.net.endpoints import EndpointError, EndpointUnavailable, check_server
 from evolution.net.signup import DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_REPLY, DEFAULT_NUMBER_GRACE, SIGNUP_MAX_BYTES
-from evolution.rules.dealer import MAX_PLAYERS, MIN_PLAYERS
-from evolution.text import short
-from evolution.wire.dialects import DIALECTS
+from evolution.games import DEFAULT_GAME, GAME_NAMES, Game, game
 from evolution.jsonwire.framing import DEFAULT_MAX_DEPTH
+from evolution.text import short
 
 USAGE_STATUS, STARTUP_STATUS = 2, 1
 MAX_SEED = 2**53 - 1  # exact in any JSON reader
+FEWEST_PLAYERS = min(game(name).min_players for name in GAME_NAMES)  # of any game's
+MOST_PLAYERS = max(game(name).max_players for name in GAME_NAMES)
 
 # option: (default, lowest, highest)
 SECONDS = {
-    "timeout": (1.0, 0.01, 3600.0),
+    "timeout": (None, 0.01, 3600.0),  # the game's own default: Evolution 1 s, Fish 10 s
     "signup-timeout": (5.0, 0.01, 3600.0),
     "signup-window": (None, 0.01, 3600.0),  # 10 s for single games, 30 s per tournament sign-up period
     "number-grace": (DEFAULT_NUMBER_GRACE, 0.001, 1.0),
@@ -42,10 +43,10 @@ WHOLE_NUMBERS = {
     "seed": (None, 0, MAX_SEED),
     "max-message": (DEFAULT_MAX_REPLY, 1024, 64 * 1024 * 1024),
     "max-depth": (DEFAULT_MAX_DEPTH, 3, 512),  # an Action4 nests 3 deep
-    "max-connections": (DEFAULT_MAX_CONNECTIONS, MAX_PLAYERS, 1_000_000),
+    "max-connections": (DEFAULT_MAX_CONNECTIONS, MOST_PLAYERS, 1_000_000),
     "signup-periods": (2, 1, 100),
-    "min-signups": (3, MIN_PLAYERS, 1_000_000),
-    "max-signups": (1000, MIN_PLAYERS, 1_000_000),
+    "min-signups": (None, FEWEST_PLAYERS, 1_000_000),  # MIN of --players
+    "max-signups": (1000, FEWEST_PLAYERS, 1_000_000),
     "rounds": (None, 1, 1000),
     "tournaments": (1, 1, 1_000_000),
 }
@@ -70,17 +71,20 @@ def _quote(text: str, limit: int = 40) -> str:
     return repr(short(text, limit))
 
 
-def parse_players(text: str) -> tuple[int, int]:
-    """``MIN-MAX`` (or ``N``) within 3..8."""
+def parse_players(text: str, chosen: Game | None = None) -> tuple[int, int]:
+    """``MIN-MAX`` (or ``N``) within the game's bounds (Evolution's 3..8, Fish's 2..4)."""
+    chosen = chosen or game(DEFAULT_GAME)
     low_text, _, high_text = text.partition("-")
     try:
         low = int(low_text)
         high = int(high_text) if high_text else low
     except ValueError:
         raise usage.UsageError(f"--players takes MIN-MAX, such as 3-8, not {_quote(text)}") from None
-    if not MIN_PLAYERS <= low <= high <= MAX_PLAYERS:
+    fewest, most = chosen.min_players, chosen.max_players
+    if not fewest <= low <= high <= most:
         raise usage.UsageError(
-            f"--players {short(text, 40)}: a game needs between {MIN_PLAYERS} and {MAX_PLAYERS} players, MIN <= MAX"
+            f"--players {short(text, 40)}: a game needs between {fewest} and {most} players ({chosen.title}),"
+            " MIN <= MAX"
         )
     return low, high
 
@@ -127,8 +131,8 @@ def _whole(name: str, what: str) -> list:
 class Options(usage.Options):
     synopsis = "[options]"
     longdesc = (
-        "Host games of Evolution between bots that connect over TCP (or TLS with an ssl: endpoint). "
-        "Each client signs up with a JSON string (its name, at most "
+        "Host games of Evolution (the default) or another game (--game) between bots that connect over TCP "
+        "(or TLS with an ssl: endpoint). Each client signs up with a JSON string (its name, at most "
         f"{SIGNUP_MAX_BYTES} bytes); a game starts when MAX players are waiting, or when "
         "at least MIN are and no one signed up for --signup-window seconds. Games run side "
         "by side; every finished game is stored in the SQLite database --db "
@@ -142,10 +146,14 @@ class Options(usage.Options):
         "--tournaments tournaments (see evolution-results --tournaments)."
     )
     optParameters = [
-        ["players", None, "3-8", f"players per game, MIN-MAX within {MIN_PLAYERS}..{MAX_PLAYERS}"],
+        ["game", None, DEFAULT_GAME, "the game to host: " + ", ".join(GAME_NAMES)],
+        ["players", None, None, "players per game, MIN-MAX within the game's bounds (default: "
+         + "; ".join(f"{name} {'-'.join(map(str, game(name).default_players))}, within "
+                     f"{game(name).min_players}..{game(name).max_players}" for name in GAME_NAMES) + ")"],
         ["port", "p", "tcp:45678", "endpoint to listen on, e.g. tcp:45678:interface=127.0.0.1 or "
          "ssl:45678:privateKey=key.pem:certKey=cert.pem (listen backlog 1024 unless it sets backlog=)"],
-        _seconds("timeout", "seconds a player has for each answer"),
+        _seconds("timeout", "seconds a player has for each answer (default: "
+                 + ", ".join(f"{name} {game(name).default_timeout:g}" for name in GAME_NAMES) + ")"),
         _seconds("signup-timeout", "seconds for a sign-up's first byte, and again for the rest"),
         _seconds(
             "signup-window",
@@ -154,48 +162,85 @@ class Options(usage.Options):
         ),
         _seconds("number-grace", "seconds after which a number with nothing after it counts as complete"),
         _whole("games", "stop after this many games are over; by default, run until stopped"),
-        _whole("seed", "seed of the first game's shuffle, game k uses SEED+k-1; by default random, recorded"),
-        ["deck", None, "shuffled", "shuffled (each game with a recorded seed) or sorted (the course's deck)"],
+        _whole("seed", "seed of the first game's deal (a shuffle, a board), game k uses SEED+k-1; by default random,"
+               " recorded"),
         ["db", None, "evolution.sqlite", "the SQLite results database (created if missing)"],
         _whole("max-message", "largest message a signed-up client may send, in bytes"),
         _whole("max-depth", "deepest nesting a client's message may have"),
         _whole("max-connections", "most connections at once; more are answered \"game full\""),
-        ["dialect", None, "seed000", "the protocol's dialect: seed000 (the course's) or seed002 (tagged messages, "
-         "\"ack\", the scores to every player at the end)"],
+        ["dialect", None, None, "the protocol's dialect (default: the game's first, the course's): "
+         + "; ".join(f"{name} {', '.join(game(name).dialects)}" for name in GAME_NAMES)
+         + " (evolution's seed002: tagged messages, \"ack\", the scores to every player at the end)"],
         ["web", None, None, "serve the live web view on this endpoint too, e.g. tcp:8080:interface=127.0.0.1"],
         ["tournament", None, None, "run tournaments instead of single games: knockout or swiss"],
         _whole("signup-periods", "with --tournament: sign-up periods before giving up"),
-        _whole("min-signups", "with --tournament: players needed when a period ends"),
+        _whole("min-signups", "with --tournament: players needed when a period ends (default: MIN of --players)"),
         _whole("max-signups", "with --tournament: sign-up ends at once with this many"),
         _whole("rounds", f"with --tournament swiss: rounds to play (default {SWISS_ROUNDS})"),
         _whole("tournaments", "with --tournament: stop after this many tournaments"),
     ]
+    optParameters += [
+        [option.name, None, option.default, f"{name}: {option.help}"]
+        for name in GAME_NAMES for option in game(name).options if not option.flag
+    ]
     optFlags = [
-        ["send-scores", None, "send the final score message [[id, score], ...] before closing"],
-        ["parallel-choose", None, "ask choose of every player at once (default: one at a time, as the course server)"],
-        ["tell-removed", None, "send a removed player [\"removed\", reason] before hanging up (default: just hang up)"],
+        ["send-scores", None, "send every player still in a game the dialect's scores when it ends "
+         "(evolution: the score message [[id, score], ...])"],
+        ["tell-removed", None, "send a removed player the dialect's word before hanging up (evolution: "
+         "[\"removed\", reason]; default: just hang up)"],
+    ] + [
+        [option.name, None, f"{name}: {option.help}"]
+        for name in GAME_NAMES for option in game(name).options if option.flag
     ]
 
     def postOptions(self) -> None:
-        self["min_players"], self["max_players"] = parse_players(self["players"])
+        if self["game"] not in GAME_NAMES:
+            raise usage.UsageError(f"--game takes {' or '.join(GAME_NAMES)}, not {_quote(self['game'])}")
+        chosen = game(self["game"])
+        players = self["players"] or "-".join(map(str, chosen.default_players))
+        self["min_players"], self["max_players"] = parse_players(players, chosen)
         for name in SECONDS:
             if self[name] is not None:
                 self[name] = parse_seconds(name, self[name])
         for name in WHOLE_NUMBERS:
             if self[name] is not None:
                 self[name] = parse_whole(name, self[name])
+        if self["timeout"] is None:
+            self["timeout"] = chosen.default_timeout
         if self["number-grace"] >= self["timeout"]:
             raise usage.UsageError("--number-grace must be shorter than --timeout")
-        if self["deck"] not in ("shuffled", "sorted"):
-            raise usage.UsageError(f"--deck takes shuffled or sorted, not {_quote(self['deck'])}")
-        if self["deck"] == "sorted" and self["seed"] is not None:
-            raise usage.UsageError("--seed shuffles the deck; it cannot go with --deck sorted")
-        if self["dialect"] not in DIALECTS:
-            raise usage.UsageError(f"--dialect takes {' or '.join(DIALECTS)}, not {_quote(self['dialect'])}")
+        if self["dialect"] is None:
+            self["dialect"] = chosen.dialects[0]
+        if self["dialect"] not in chosen.dialects:
+            raise usage.UsageError(
+                f"--dialect of {chosen.name} takes {' or '.join(chosen.dialects)}, not {_quote(self['dialect'])}"
+            )
+        self["setup"] = self._game_setup(chosen)
         self._check_tournament()
         self._check_port("port", self["port"])
         if self["web"] is not None:
             self._check_port("web", self["web"])
+
+    def _game_setup(self, chosen: Game) -> Any:
+        """The chosen game's setup from its own options; another game's options are a mistake."""
+        given: dict[str, Any] = {"seed": self["seed"]}
+        for name in GAME_NAMES:
+            for option in game(name).options:
+                value = self[option.name]
+                if name != chosen.name:
+                    if value and value != option.default:
+                        raise usage.UsageError(f"--{option.name} goes with --game {name}")
+                    continue
+                if not value:
+                    continue
+                try:
+                    given[option.name] = True if option.flag else option.parse(value)
+                except ValueError as error:
+                    raise usage.UsageError(str(error)) from None
+        try:
+            return chosen.setup(given)
+        except ValueError as error:
+            raise usage.UsageError(str(error)) from None
 
     def _check_tournament(self) -> None:
         mode = self["tournament"]
@@ -218,6 +263,8 @@ class Options(usage.Options):
                 f"--players {smallest}-{largest}: a tournament needs MAX >= 2*MIN-1 ({2 * smallest - 1}), "
                 "or some numbers of players cannot be split into games"
             )
+        if self["min-signups"] is None:
+            self["min-signups"] = smallest
         if self["min-signups"] < smallest:
             raise usage.UsageError(f"--min-signups must be at least MIN of --players ({smallest})")
         if self["max-signups"] < self["min-signups"]:

@@ -6,9 +6,11 @@ Offers the frozen values the host hands to the store and the store hands back:
   the player was removed; in a tournament, the entrant it was, the points the
   game gave it and its rating after the game); ``seat_records`` makes a
   game's seats from the dealer's ranking and removals;
-- ``GameRecord``: one finished (or aborted) game: times, deck and seed, turns,
-  outcome, seats, settings (``parallel_choose`` ...), and, when it belongs
-  to one, its tournament and round;
+- ``GameRecord``: one finished (or aborted) game: which game it was
+  (``evolution``, ``fish``), times, how it was dealt (its ``deck``: the
+  game's word, e.g. ``shuffled``) and the seed, turns, outcome, seats,
+  settings (the time limit, the dialect, what the game needs to replay it),
+  and, when it belongs to one, its tournament and round;
 - ``EntrantRecord``, ``RoundRecord``, ``TournamentRecord``: a tournament,
   its rounds, and each entrant's standing (rank, points, rating, failure);
 
@@ -22,7 +24,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any, Sequence
 
-from evolution.rules.results import Ranked, Removal
+from evolution.games import DEFAULT_GAME
+from evolution.outcomes import Ranked, Removal
 
 
 @dataclass(frozen=True)
@@ -74,6 +77,7 @@ class GameRecord:
     tournament_id: int | None = None
     round: int | None = None
     settings: dict[str, Any] = field(default_factory=dict, compare=False)
+    game: str = DEFAULT_GAME
 
     @property
     def finished(self) -> bool:
@@ -138,6 +142,7 @@ class TournamentRecord:
     settings: dict[str, Any] = field(default_factory=dict)
     entrants: tuple[EntrantRecord, ...] = ()
     rounds: tuple[RoundRecord, ...] = ()
+    game: str = DEFAULT_GAME
 
     @property
     def winners(self) -> list[EntrantRecord]:
@@ -167,6 +172,7 @@ class TournamentRecord:
             standings.append(row)
         return {
             "id": self.id,
+            "game": self.game,
             "format": self.format,
             "status": self.status,
             "started_at": self.started_at,

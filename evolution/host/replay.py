@@ -1,16 +1,19 @@
-"""Replaying a stored game from its message log, in-process, and checking it reproduces the result.
+"""Replaying a stored game of any game from its message log, in-process, and checking it reproduces the result.
 
-Offers ``replay(game, log, observer=None) -> Replay``: the same dealer, the
-same proxy players and the same checks as the live game, on the deck of the
-stored seed, with every seat's side of the conversation played back from
-the log (``evolution.net.game_log``): each message the dealer writes is
-compared with the one the log says was written, each recorded reply is read
-through the same validation, and each recorded failure happens again where
-it happened (the dealer's checkpoints). ``Replay.differences`` lists what
-did not match, first difference first: a message, a removal, a score.
+Offers ``replay(game, log, observer=None) -> Replay``: the same referee, the
+same proxy players (its dialect's) and the same checks as the live game,
+set up as it was (its recorded setup and seed: the deck, the board), with
+every seat's side of the conversation played back from the log
+(``evolution.net.game_log``): each message the referee writes is compared
+with the one the log says was written, each recorded reply is read through
+the same validation, and each recorded failure happens again where it
+happened (the referee's checkpoints). ``Replay.differences`` lists what did
+not match, first difference first: a message, a removal, a score.
 
-``observer(event, dealer)`` sees the table after every step, as in a live
-game (the web view draws replays with it).
+``observer(event, referee)`` sees the table after every step, as in a live
+game, and with a ``GameLog`` in ``seat_log`` the proxies record into it what
+they write and read, as they do in a live game (the web view draws replays
+with both).
 """
 
 from __future__ import annotations
@@ -22,14 +25,13 @@ from typing import Any, Callable
 
 from twisted.internet.task import Clock
 
+from evolution.games import Observer, game as game_named
 from evolution.host.records import GameRecord, SeatRecord, seat_records
-from evolution.net.proxy_player import ProxyPlayer
-from evolution.rules.cards import Deck
-from evolution.rules.dealer import Dealer, Observer
-from evolution.rules.local import run_locally
-from evolution.rules.results import GameResult
+from evolution.net.game_log import GameLog
+from evolution.net.remote_seat import CallSettings, RemoteSeat
+from evolution.outcomes import GameResult
+from evolution.coroutines import run_locally
 from evolution.text import short
-from evolution.wire.dialects import DIALECTS, SEED000
 
 _COMPARED = ("score", "rank", "removed_turn", "removed_step", "removed_reason")
 
@@ -61,7 +63,7 @@ class ScriptedConnection:
         self.name = name
         self.entries = deque(entries)
         self.replay = replay
-        self.proxy: ProxyPlayer | None = None
+        self.proxy: RemoteSeat | None = None
         self.messages_sent = 0
 
     def sendEncoded(self, text: str) -> None:
@@ -104,29 +106,30 @@ class ScriptedConnection:
         pass
 
 
-def replay(game: GameRecord, log: list[list], observer: Observer | None = None) -> Replay:
+def replay(
+    game: GameRecord, log: list[list], observer: Observer | None = None, seat_log: GameLog | None = None
+) -> Replay:
     """Re-run ``game`` from its message log; compare every message written and the result."""
     outcome = Replay(game)
+    kind = game_named(game.game)
     names = [seat.name for seat in game.players]
-    clock = Clock()
-    timeout = game.settings.get("timeout", 1.0)
+    calls = CallSettings(Clock(), game.settings.get("timeout", kind.default_timeout))
     connections = [
         ScriptedConnection(seat, name, [entry for entry in log if entry[1] == seat], outcome)
         for seat, name in enumerate(names, start=1)
     ]
-    dialect = DIALECTS[game.settings.get("dialect", SEED000.name)]
-    proxies = [
-        ProxyPlayer(connection, connection.name, clock, timeout, dialect, connection.seat) for connection in connections
-    ]
+    dialect = kind.dialect(game.settings.get("dialect", kind.dialects[0]))
+    proxies = [dialect.proxy(connection, connection.name, connection.seat, calls) for connection in connections]
     for connection, proxy in zip(connections, proxies):
         connection.proxy = proxy
-    deck = Deck.sorted() if game.seed is None else Deck.shuffled(game.seed)
-    dealer = Dealer.new_game(proxies, deck, observer, bool(game.settings.get("parallel_choose", False)))
-    for _, seat, kind, *payload in log:
-        if kind == "fail":
+        if seat_log is not None:
+            proxy.log = seat_log.seat(connection.seat)
+    referee = kind.new_referee(proxies, kind.setup_of(game.settings), game.seed, observer)
+    for _, seat, entry_kind, *payload in log:
+        if entry_kind == "fail":
             reason, checkpoint = payload
-            dealer.expel(proxies[seat - 1], reason, after=checkpoint)
-    outcome.result = run_locally(dealer.play())
+            referee.expel(proxies[seat - 1], reason, after=checkpoint)
+    outcome.result = run_locally(referee.play())
     outcome.seats = seat_records(names, outcome.result.ranking, outcome.result.removals)
     _compare(outcome, connections)
     return outcome

@@ -22,6 +22,7 @@ import sys
 from typing import Sequence
 
 from evolution.cli import ArgumentParser, quiet_broken_pipe
+from evolution.games import DEFAULT_GAME, UnknownGame, game as game_named
 from evolution.host.records import TournamentRecord
 from evolution.host.store import GameRecord, ResultsStore, SeatRecord, StoreError, reading
 from evolution.text import escape, short
@@ -41,9 +42,20 @@ def format_seats(seats: Sequence[SeatRecord]) -> str:
     return "\n".join(lines)
 
 
+def deal_text(game: GameRecord) -> str:
+    """How the game was dealt, in its game's words (``seed 5``, ``sorted deck``)."""
+    try:
+        return game_named(game.game).deal_text(game.deck, game.seed)
+    except UnknownGame:
+        return f"{escape(game.deck)}, seed {game.seed}"
+
+
 def format_game(game: GameRecord) -> str:
-    deck = "sorted deck" if game.seed is None else f"seed {game.seed}"
-    header = f"game #{game.id}  {escape(game.started_at)}  {deck}  {game.turns} turns  {escape(game.outcome)}"
+    kind = "" if game.game == DEFAULT_GAME else f"{escape(game.game)}  "
+    header = (
+        f"game #{game.id}  {kind}{escape(game.started_at)}  {deal_text(game)}  {game.turns} turns"
+        f"  {escape(game.outcome)}"
+    )
     return header + "\n" + format_seats(game.players)
 
 
@@ -54,8 +66,9 @@ def _winners(tournament: TournamentRecord) -> str:
 
 def format_tournament_line(tournament: TournamentRecord) -> str:
     """One line of ``--tournaments``."""
+    kind = "" if tournament.game == DEFAULT_GAME else f"{escape(tournament.game)}  "
     return (
-        f"tournament #{tournament.id}  {tournament.format:<8}  {tournament.status:<11}  "
+        f"tournament #{tournament.id}  {kind}{tournament.format:<8}  {tournament.status:<11}  "
         f"{escape(tournament.started_at)}  {len(tournament.entrants)} players  {len(tournament.rounds)} rounds  "
         f"{len(tournament.games)} games  winners: {_winners(tournament)}"
     )
@@ -67,8 +80,13 @@ def format_tournament(tournament: TournamentRecord) -> str:
     for round in tournament.rounds:
         games = ", ".join(f"#{game}" for game in round.games)
         lines.append(f"  round {round.round}: {escape(round.summary)}  (games {games or '-'})")
+    return "\n".join(lines + ["", format_standings(tournament)])
+
+
+def format_standings(tournament: TournamentRecord) -> str:
+    """The standings table: rank, name, points (and in Swiss the rating), winners and failures marked."""
     swiss = tournament.format == "swiss"
-    lines += ["", "  rank  name                  points" + ("  rating" if swiss else "")]
+    lines = ["  rank  name                  points" + ("  rating" if swiss else "")]
     for entrant in tournament.standings():
         rank = "-" if entrant.rank is None else str(entrant.rank)
         row = f"  {rank:>4}  {short(entrant.name, NAME_WIDTH):<{NAME_WIDTH}}  {entrant.points:>6}"

@@ -30,7 +30,6 @@ from evolution.host.tournaments import TournamentSettings
 from evolution.net.lag import LagProbe
 from evolution.net.lobbies import GameLobby
 from evolution.net.signup import SignupConfig, SignupFactory
-from evolution.wire.dialects import DIALECTS
 
 __all__ = ["Options", "TwistdOptions", "StartupError", "Host", "build_host", "open_store"]
 
@@ -81,10 +80,14 @@ class Host(NamedTuple):
 
 def build_host(options: Options, writer: StoreWriter, clock: Any, stop: Callable[[], None] | None = None) -> Host:
     """The sign-up factory, game runner and (with ``--tournament``) tournament service, not yet listening."""
-    dialect = DIALECTS[options["dialect"]]
     settings = GameSettings(
-        options["timeout"], options["deck"], options["seed"], options["send-scores"], options["parallel-choose"],
-        dialect, options["tell-removed"],
+        game=options["game"],
+        setup=options["setup"],
+        timeout=options["timeout"],
+        seed=options["seed"],
+        dialect=options["dialect"],
+        send_scores=options["send-scores"],
+        tell_removed=options["tell-removed"],
     )
     runner = GameRunner(settings, writer, clock)
     config = SignupConfig(
@@ -97,7 +100,7 @@ def build_host(options: Options, writer: StoreWriter, clock: Any, stop: Callable
         max_depth=options["max-depth"],
         max_connections=options["max-connections"],
         number_grace=options["number-grace"],
-        signup_reply=dialect.signup_ok,
+        signup=runner.dialect.signup,
     )
     tournaments = None
     policy: Any = GameLobby(runner.start_game, LagProbe(clock))

@@ -31,6 +31,7 @@ import zlib
 from pathlib import Path
 from typing import Any, Callable, Iterable, TypeVar
 
+from evolution.games import DEFAULT_GAME
 from evolution.host.database import StoreError, connect, stored
 from evolution.host.records import EntrantRecord, GameRecord, RoundRecord, SeatRecord, TournamentRecord
 
@@ -125,11 +126,11 @@ class ResultsStore:
     def _store_game(self, game: GameRecord, log: list | str | None) -> None:
         execute = self.connection.execute
         inserted = execute(
-            "INSERT INTO games (id, started_at, ended_at, deck, seed, turns, outcome, tournament_id, round, settings)"
-            " VALUES (?, ?, ?, ?, ?, ?, CAST(? AS TEXT), ?, ?, ?) ON CONFLICT (id) DO NOTHING",
+            "INSERT INTO games (id, started_at, ended_at, deck, seed, turns, outcome, tournament_id, round, settings,"
+            " game) VALUES (?, ?, ?, ?, ?, ?, CAST(? AS TEXT), ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING",
             (
                 game.id, game.started_at, game.ended_at, game.deck, game.seed, game.turns, stored(game.outcome),
-                game.tournament_id, game.round, json.dumps(game.settings),
+                game.tournament_id, game.round, json.dumps(game.settings), game.game,
             ),
         ).rowcount
         if not inserted:  # stored already (a journal applied twice): nothing more to do
@@ -156,9 +157,10 @@ class ResultsStore:
         if execute("SELECT 1 FROM tournaments WHERE id = ?", (data["id"],)).fetchone():
             return
         execute(
-            "INSERT INTO tournaments (id, format, status, started_at, ended_at, settings) VALUES (?, ?, ?, ?, ?, ?)",
+            "INSERT INTO tournaments (id, format, status, started_at, ended_at, settings, game)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)",
             (data["id"], data["format"], data["status"], data["started_at"], data["ended_at"],
-             json.dumps(data["settings"])),
+             json.dumps(data["settings"]), data.get("game", DEFAULT_GAME)),
         )
         self.connection.executemany(
             "INSERT INTO entrants (tournament_id, entrant, name) VALUES (?, ?, CAST(? AS TEXT))",
@@ -208,7 +210,7 @@ class ResultsStore:
 
     # -- reads -------------------------------------------------------------------
 
-    _GAME_COLUMNS = "id, started_at, ended_at, deck, seed, turns, outcome, tournament_id, round, settings"
+    _GAME_COLUMNS = "id, started_at, ended_at, deck, seed, turns, outcome, tournament_id, round, settings, game"
     _SEAT_COLUMNS = (
         "game_id, seat, name, score, rank, removed_turn, removed_step, removed_reason,"
         " entrant, points, rating_mu, rating_sigma"
@@ -245,8 +247,10 @@ class ResultsStore:
             if row[0] in seats:
                 seats[row[0]].append(SeatRecord(*row[1:]))
         return [
-            GameRecord(started, ended, deck, seed, turns, outcome, tuple(seats[id]), id, tid, round, json.loads(settings))
-            for id, started, ended, deck, seed, turns, outcome, tid, round, settings in rows
+            GameRecord(
+                started, ended, deck, seed, turns, outcome, tuple(seats[id]), id, tid, round, json.loads(settings), game
+            )
+            for id, started, ended, deck, seed, turns, outcome, tid, round, settings, game in rows
         ]
 
     def game_log(self, game_id: int) -> list | None:
@@ -265,7 +269,8 @@ class ResultsStore:
     def tournament(self, tournament_id: int) -> TournamentRecord | None:
         execute = self.connection.execute
         row = execute(
-            "SELECT id, format, status, started_at, ended_at, settings FROM tournaments WHERE id = ?", (tournament_id,)
+            "SELECT id, format, status, started_at, ended_at, settings, game FROM tournaments WHERE id = ?",
+            (tournament_id,),
         ).fetchone()
         if row is None:
             return None
@@ -289,8 +294,10 @@ class ResultsStore:
         ]
         # Games of a round the host did not finish (it was killed): kept, in a round marked so.
         rounds += [RoundRecord(number, "", "", "unfinished", tuple(ids)) for number, ids in sorted(games.items())]
-        id, format, status, started, ended, settings = row
-        return TournamentRecord(id, format, status, started, ended, json.loads(settings), entrants, tuple(rounds))
+        id, format, status, started, ended, settings, game = row
+        return TournamentRecord(
+            id, format, status, started, ended, json.loads(settings), entrants, tuple(rounds), game
+        )
 
 
 def reading(path: str | Path, use: Callable[[ResultsStore], T]) -> T:

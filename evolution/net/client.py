@@ -1,19 +1,24 @@
-"""The client side: a proxy dealer that lets any player object play on a host.
+"""The client side: a proxy referee that lets any player object play on a host, in any game's dialect.
 
-Offers ``ClientProtocol`` (signs up, then dispatches each host message on its
-shape to the player: ``start``, ``choose``, ``feed_next``; the optional score
-message is kept), ``play_remote(reactor, host, port, name, player)`` which
-connects (retrying a refused connection, not a name that does not resolve; over TLS when given ``tls``, the
-settings ``evolution.net.endpoints.client_tls`` makes) and returns the
-``ClientOutcome``, and the errors a client can end with. Cancelling the game
-(``ensureDeferred(play_remote(...)).cancel()``) hangs up.
+Offers ``ClientProtocol`` (signs up, then hands each host message to the
+dialect's ``Conversation`` and writes the answer), ``conversation(name,
+player, game, dialect)`` (the conversation a dialect holds for a player),
+``play_remote(reactor,
+host, port, name, player, game=..., dialect=...)``, which connects (retrying
+a refused connection, not a name that does not resolve; over TLS when given
+``tls``, the settings ``evolution.net.endpoints.client_tls`` makes) and
+returns the ``ClientOutcome``, and the errors a client can end with.
+Cancelling the game (``ensureDeferred(play_remote(...)).cancel()``) hangs up.
 
-A player is any object with the player interface of ``evolution.rules.player``
-(a strategy such as ``SillyPlayer``); its methods may return Deferreds.
-Messages are handled one at a time, in order, in the host's ``dialect``
-(``evolution.wire.dialects``: seed 000 by default, or seed 002). A host that
-says it removed this player (``["removed", reason]``, with its operator's
-``--tell-removed``) ends the game with ``Removed`` and the reason.
+A player is any object with the player interface of its game (Evolution's
+``start``, ``choose``, ``feed_next``; Fish's ``playing_as``, ``setup``,
+``take_turn``...); its methods may return Deferreds. Messages are handled
+one at a time, in order. A conversation (``Dialect.client(name, player)``)
+offers ``sign_up()`` (the first message, or None for a dialect that sends
+none), ``handle(value)`` (the answer: a value, a Deferred, ``NO_REPLY``, or
+``LAST_REPLY``'s wrapper for the last message the host sends; it raises
+``ClientError`` for what breaks the protocol, ``Removed`` when the host says
+it removed the player) and ``outcome``.
 """
 
 from __future__ import annotations
@@ -29,16 +34,20 @@ from twisted.internet.task import deferLater
 from twisted.logger import Logger
 from twisted.python.failure import Failure
 
+from evolution.games import DEFAULT_GAME, game as game_named
 from evolution.net.json_protocol import JSONStreamProtocol
-from evolution.rules.player import Player
-from evolution.wire import codec
-from evolution.jsonwire.errors import WireError
-from evolution.wire.dialects import SEED000, Dialect
-from evolution.wire.schemas import show
 
 log = Logger()
 
-ACCEPTED = ("ok", "ack")
+NO_REPLY = object()
+"""What a conversation answers to a message that needs no reply."""
+
+
+@dataclass(frozen=True)
+class LastReply:
+    """The answer to the host's last message: write ``value`` (unless ``NO_REPLY``), then hang up."""
+
+    value: Any
 
 
 class ClientError(Exception):
@@ -55,74 +64,67 @@ class Refused(ClientError):
 
 @dataclass
 class ClientOutcome:
-    """How a client's game went, as far as the client can tell."""
+    """How a client's games went, as far as the client can tell."""
 
     name: str
     turns: int = 0
     messages: int = 0
     scores: list[tuple[int, int]] | None = None  # the last score message, if the host sends them
-    games: int = 0  # score messages seen: games over, when the host sends them
+    games: int = 0  # games over, where the dialect tells (score messages, game results)
+    won: bool | None = None  # where the dialect tells a tournament's end
 
 
 class ClientProtocol(JSONStreamProtocol):
-    """Plays one game on a host for one player object."""
+    """Plays on a host for one player object, through its dialect's conversation."""
 
-    def __init__(self, name: str, player: Player, dialect: Dialect = SEED000) -> None:
+    def __init__(self, conversation: Any) -> None:
         super().__init__()
-        self.name = name
-        self.player = player
-        self.dialect = dialect
-        self.outcome = ClientOutcome(name)
+        self.conversation = conversation
+        self.outcome: ClientOutcome = conversation.outcome
+        self.name = self.outcome.name
         self.done: Deferred[ClientOutcome] = Deferred(lambda _: self.close())
-        self.signed_up = False
+        self.heard = False  # a message of the host's has arrived
         self._error: ClientError | None = None
         self._queue: Deferred = succeed(None)
 
+    @property
+    def signed_up(self) -> bool:
+        """The host took the sign-up (where the dialect answers one), or has said something."""
+        return getattr(self.conversation, "signed_up", self.heard)
+
     def connectionMade(self) -> None:
         super().connectionMade()
-        self.sendMessage(self.name)
+        first = self.conversation.sign_up()
+        if first is not None:
+            self.sendMessage(first)
 
     def messageReceived(self, value: Any) -> None:
         self._queue.addCallback(lambda _: self._handle(value))
-        self._queue.addErrback(self._strategy_failed)
+        self._queue.addErrback(self._failed)
 
     def _handle(self, value: Any) -> Any:
         if self._error is not None:
             return None
         self.outcome.messages += 1
-        if not self.signed_up:
-            return self._sign_up_reply(value)
-        read, kind = self.dialect.read, self.dialect.kind(value)
-        try:
-            if kind == "start":
-                self.outcome.turns += 1
-                return maybeDeferred(self.player.start, *read(kind, value))
-            if kind == "choose":
-                d = maybeDeferred(self.player.choose, *read(kind, value))
-                return d.addCallback(lambda action: self.sendMessage(codec.action4_to_json(action)))
-            if kind == "feed-next":
-                d = maybeDeferred(self.player.feed_next, read(kind, value))
-                return d.addCallback(lambda choice: self.sendMessage(codec.feeding_choice_to_json(choice)))
-            if kind == "score":
-                self.outcome.scores = read(kind, value)
-                self.outcome.games += 1
-                return None
-            if kind == "removed":
-                return self.give_up(Removed(f"the host removed this player: {read(kind, value)}"))
-        except WireError as error:
-            return self.give_up(ClientError(f"the host sent an invalid {kind} message: {error}"))
-        return self.give_up(ClientError(f"the host sent a message of no known kind: {show(value, 80)}"))
+        first, self.heard = not self.heard, True
+        if first and value == "game full":
+            raise Refused('the host refused the sign-up: "game full"')
+        return maybeDeferred(self.conversation.handle, value).addCallback(self._answer)
 
-    def _sign_up_reply(self, value: Any) -> None:
-        if value in ACCEPTED:
-            self.signed_up = True
-        elif value == "game full":
-            self.give_up(Refused('the host refused the sign-up: "game full"'))
-        else:
-            self.give_up(ClientError(f"the host answered the sign-up with {show(value, 80)}, not \"ok\""))
+    def _answer(self, answer: Any) -> None:
+        last = isinstance(answer, LastReply)
+        if last:
+            answer = answer.value
+        if answer is not NO_REPLY:
+            self.sendMessage(answer)
+        if last:
+            self.close()
 
-    def _strategy_failed(self, failure: Failure) -> None:
-        self.give_up(ClientError(f"the player failed: {failure.getErrorMessage()}"))
+    def _failed(self, failure: Failure) -> None:
+        error = failure.value
+        if not isinstance(error, ClientError):
+            error = ClientError(f"the player failed: {failure.getErrorMessage()}")
+        self.give_up(error)
 
     def badInput(self, reason: str) -> None:
         self.give_up(ClientError(f"the host sent bytes that are not JSON: {reason}"))
@@ -148,24 +150,34 @@ class ClientProtocol(JSONStreamProtocol):
             self.done.callback(self.outcome)
 
 
+def conversation(name: str, player: Any, game: str = DEFAULT_GAME, dialect: str | None = None) -> Any:
+    """What ``player`` says, signed up as ``name``, in ``game``'s ``dialect`` (its first by default)."""
+    chosen = game_named(game)
+    return chosen.dialect(dialect or chosen.dialects[0]).client(name, player)
+
+
 async def play_remote(
     reactor: Any,
     host: str,
     port: int,
     name: str,
-    player: Player,
+    player: Any,
     retries: int = 3,
     retry_delay: float = 2.0,
     tls: Any = None,
-    dialect: Dialect = SEED000,
+    dialect: str | None = None,
+    game: str = DEFAULT_GAME,
 ) -> ClientOutcome:
-    """Connect (over TLS with ``tls``), sign up as ``name`` and play until the host hangs up."""
+    """Connect (over TLS with ``tls``), sign up as ``name`` and play ``game`` until the host hangs up."""
+    game_named(game).dialect(dialect or game_named(game).dialects[0])  # an unknown game or dialect fails here
     endpoint = HostnameEndpoint(reactor, host, port)
     if tls is not None:
         endpoint = wrapClientTLS(tls, endpoint)
     for attempt in range(retries + 1):
         try:
-            protocol = await endpoint.connect(Factory.forProtocol(lambda: ClientProtocol(name, player, dialect)))
+            protocol = await endpoint.connect(
+                Factory.forProtocol(lambda: ClientProtocol(conversation(name, player, game, dialect)))
+            )
             break
         except DNSLookupError as error:  # not a refusal: no use retrying
             raise ClientError(f"cannot connect to {host}:{port}: {error}") from None

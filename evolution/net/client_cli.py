@@ -14,10 +14,12 @@ system's trusted authorities, ``--ca FILE`` against the certificate in FILE
 (for a host with a self-signed certificate). What the client prints of the
 host's words and of its own name is escaped (``evolution.text``).
 
-``--strategy`` names a built-in strategy (``silly``, the course's reference;
-``builder``, a stronger one; ``cheater`` and ``sleeper``, which fail on
-purpose) or ``module:Class`` for a class of your own with the player
-interface (start, choose, feed_next).
+``--game`` names the game (``evolution``, the default, or ``fish``);
+``--strategy`` names one of the game's house strategies (Evolution:
+``silly``, the course's reference; ``builder``, a stronger one; ``cheater``
+and ``sleeper``, which fail on purpose) or ``module:Class`` for a class of
+your own with the game's player interface (Evolution's: start, choose,
+feed_next).
 """
 
 from __future__ import annotations
@@ -31,20 +33,22 @@ from twisted.internet.defer import CancelledError, ensureDeferred
 from twisted.internet.task import deferLater, react
 
 from evolution.cli import ArgumentParser
+from evolution.games import DEFAULT_GAME, GAME_NAMES, Game, game
 from evolution.net.client import ClientError, play_remote
 from evolution.net.endpoints import EndpointUnavailable, client_tls
-from evolution.strategies import BY_NAME as STRATEGIES
 from evolution.text import escape, short
-from evolution.wire.dialects import DIALECTS
 
 
-def load_strategy(spec: str) -> Any:
-    """A player object for ``silly`` or ``package.module:Class``."""
-    if spec in STRATEGIES:
-        return STRATEGIES[spec]()
+def load_strategy(spec: str, chosen: Game | None = None) -> Any:
+    """A player object for one of the game's house strategies (``silly``) or ``package.module:Class``."""
+    chosen = chosen or game(DEFAULT_GAME)
+    if spec in chosen.strategies:
+        return chosen.strategy(spec)
     module_name, _, class_name = spec.partition(":")
     if not class_name:
-        raise ValueError(f"unknown strategy {spec!r}: use {', '.join(STRATEGIES)} or module:Class")
+        raise ValueError(
+            f"unknown strategy {spec!r}: use {', '.join(chosen.strategies)} (for {chosen.name}) or module:Class"
+        )
     try:
         return getattr(importlib.import_module(module_name), class_name)()
     except (ImportError, AttributeError) as error:
@@ -80,32 +84,30 @@ def think_time(text: str) -> float:
 
 
 class Thinking:
-    """A player that waits ``seconds`` before each answer (to watch games at a human pace)."""
+    """A player that waits ``seconds`` before each answer (to watch games at a human pace), in any game."""
 
     def __init__(self, player: Any, seconds: float, clock: Any) -> None:
         self.player, self.seconds, self.clock = player, seconds, clock
 
-    def start(self, watering_hole: Any, me: Any) -> Any:
-        return self.player.start(watering_hole, me)
-
-    def choose(self, before: Any, after: Any) -> Any:
-        return deferLater(self.clock, self.seconds, self.player.choose, before, after)
-
-    def feed_next(self, state: Any) -> Any:
-        return deferLater(self.clock, self.seconds, self.player.feed_next, state)
+    def __getattr__(self, method: str) -> Any:
+        answer = getattr(self.player, method)
+        return lambda *args: deferLater(self.clock, self.seconds, answer, *args)
 
 
 def parser() -> ArgumentParser:
     p = ArgumentParser(
         prog="evolution-client",
-        description="Sign up with an Evolution host and play until it hangs up: one game, or every game of a "
-        "tournament.",
+        description="Sign up with a host and play until it hangs up: one game, or every game of a tournament.",
     )
+    p.add_argument("--game", choices=GAME_NAMES, default=DEFAULT_GAME, help=f"the game (default {DEFAULT_GAME})")
     p.add_argument("--host", default="127.0.0.1", help="the host's address (default 127.0.0.1)")
     p.add_argument("--port", type=port_number, default=45678, help="the host's port (default 45678)")
     p.add_argument("--name", default="silly bot", help="the name to sign up with (any string)")
     p.add_argument(
-        "--strategy", default="silly", help=f"{', '.join(STRATEGIES)}, or module:Class of your own player (default silly)"
+        "--strategy",
+        help="one of the game's strategies ("
+        + "; ".join(f"{name}: {', '.join(game(name).strategies)}" for name in GAME_NAMES)
+        + "), or module:Class of your own player (default: the game's first)",
     )
     p.add_argument("--retries", type=retry_count, default=3,
                    help="retries of a refused connection, 2 s apart (default 3)")
@@ -116,16 +118,20 @@ def parser() -> ArgumentParser:
     p.add_argument("--think", type=think_time, default=0.0, metavar="SECONDS",
                    help="wait this long before each answer, e.g. to watch the games (default 0; keep it under "
                    "the host's time limit)")
-    p.add_argument("--dialect", choices=sorted(DIALECTS), default="seed000",
-                   help="the host's dialect of the protocol (default seed000, the course's)")
+    p.add_argument("--dialect", help="the host's dialect of the protocol ("
+                   + "; ".join(f"{name}: {', '.join(game(name).dialects)}" for name in GAME_NAMES)
+                   + "; default: the game's first, the course's)")
     p.add_argument("--quiet", action="store_true", help="print nothing when the game ends normally")
     return p
 
 
 def main(argv: list[str] | None = None) -> None:
     args = parser().parse_args(argv)
+    chosen = game(args.game)
+    if args.dialect is not None and args.dialect not in chosen.dialects:
+        parser().error(f"--dialect of {chosen.name} is one of {', '.join(chosen.dialects)}, not {args.dialect!r}")
     try:
-        player = load_strategy(args.strategy)
+        player = load_strategy(args.strategy or chosen.strategies[0], chosen)
     except ValueError as error:
         parser().error(str(error))
 
@@ -143,7 +149,8 @@ def main(argv: list[str] | None = None) -> None:
         if args.think:
             player = Thinking(player, args.think, reactor)
         game = ensureDeferred(play_remote(
-            reactor, args.host, args.port, args.name, player, args.retries, tls=tls, dialect=DIALECTS[args.dialect]
+            reactor, args.host, args.port, args.name, player, args.retries, tls=tls, dialect=args.dialect,
+            game=args.game,
         ))
         reactor.addSystemEventTrigger("before", "shutdown", game.cancel)  # a signal stops the game, not just the loop
         try:

@@ -5,15 +5,18 @@ Offers ``SignupConfig``, ``HostProtocol`` (one per connection) and
 
     signing-up   the first JSON value must arrive within the sign-up limits
                  (first byte, then the rest of the value) and fit in
-                 ``SIGNUP_MAX_BYTES``; a string signs the client up ("ok", to
-                 the lobby; later messages may be as long as ``max_bytes``);
-                 anything else closes the connection. When the host takes no
-                 more players the answer is "game full", then close.
+                 ``SIGNUP_MAX_BYTES``; a name the dialect takes
+                 (``SignupRules``: Evolution's any string, Fish's 1..12
+                 letters) signs the client up (the dialect's reply, "ok" in
+                 Evolution's, nothing in Fish's; to the lobby; later messages
+                 may be as long as ``max_bytes``); anything else closes the
+                 connection. When the host takes no more players the answer
+                 is "game full", then close.
     in-lobby     waiting: for a game, or (in a tournament) for the next one.
                  Whoever holds the connection (``wait(on_failure)``) hears of
                  any message (out of turn), bytes that are not JSON, or a
                  disconnect; the connection is closed.
-    playing      every message goes to the player's ``ProxyPlayer``
+    playing      every message goes to the game's proxy player (a ``RemoteSeat``)
                  (``play(proxy)``).
     closed       nothing more is read.
 
@@ -38,10 +41,10 @@ from twisted.internet.protocol import Protocol, ServerFactory
 from twisted.logger import Logger
 from twisted.python.failure import Failure
 
-from evolution.net.json_protocol import JSONStreamProtocol
-from evolution.net.proxy_player import ProxyPlayer
-from evolution.text import escape, short
+from evolution.games import SignupRules
 from evolution.jsonwire.framing import DEFAULT_MAX_DEPTH, encode_message
+from evolution.net.json_protocol import JSONStreamProtocol
+from evolution.text import escape, short
 
 log = Logger()
 
@@ -50,7 +53,7 @@ SIGNUP_MAX_BYTES = 4096
 DEFAULT_MAX_REPLY = 16 * 1024
 """The default longest message of a signed-up client. A player only ever answers with an
 Action4 or a feeding choice; written compactly, the largest legal Action4 is about 2 KB (it
-names each of at most 122 cards once, ``evolution.wire.schema_bounds``), so 16 KiB leaves room
+names each of at most 122 cards once, ``evolution.jsonwire.schema_bounds``), so 16 KiB leaves room
 for any reasonable whitespace while keeping the reading of one message to a few milliseconds
 whatever bytes it holds (the framing scanner reads about 2 bytes a microsecond at worst)."""
 DEFAULT_MAX_CONNECTIONS = 4096
@@ -69,7 +72,14 @@ class SignupConfig:
     max_depth: int = DEFAULT_MAX_DEPTH
     max_connections: int = DEFAULT_MAX_CONNECTIONS
     number_grace: float = DEFAULT_NUMBER_GRACE
-    signup_reply: str = "ok"  # "ack" in the seed-002 dialect
+    signup: SignupRules = SignupRules("ok", lambda value: any_string(value))  # the dialect's; "ok" by default
+
+
+def any_string(value: Any) -> str:
+    """The name a sign-up gives where any JSON string is a name (stored as sent)."""
+    if not isinstance(value, str):
+        raise ValueError(f"the sign-up is not a JSON string but {type(value).__name__}")
+    return value
 
 
 def show_address(address: IAddress | None) -> str:
@@ -87,7 +97,7 @@ class HostProtocol(JSONStreamProtocol):
         super().__init__()
         self.state = SIGNING_UP
         self.name = ""
-        self.proxy: ProxyPlayer | None = None
+        self.proxy: Any = None  # the game's proxy player (a RemoteSeat) while playing
         self._on_waiting_failure: Callable[[str], None] | None = None
         self._deadline: IDelayedCall | None = None
         self._got_bytes = False
@@ -163,7 +173,7 @@ class HostProtocol(JSONStreamProtocol):
             return
         self.state, self.proxy, self._on_waiting_failure = IN_LOBBY, None, on_failure
 
-    def play(self, proxy: ProxyPlayer) -> None:
+    def play(self, proxy: Any) -> None:
         """From now on every message goes to ``proxy``."""
         self.state, self.proxy, self._on_waiting_failure = PLAYING, proxy, None
 
@@ -179,10 +189,12 @@ class HostProtocol(JSONStreamProtocol):
         self.close()
 
     def signed_up(self, name: str) -> None:
-        """In the lobby as ``name``: answer "ok"; later messages may be as long as ``max_bytes``."""
+        """In the lobby as ``name``: the dialect's reply ("ok"); later messages may be as long as ``max_bytes``."""
         self.name = name
         self.set_max_bytes(self.factory.config.max_bytes)
-        self.sendMessage(self.factory.config.signup_reply)
+        reply = self.factory.config.signup.reply
+        if reply is not None:
+            self.sendMessage(reply)
         self.wait(lambda reason: self.factory.leave(self, reason))
 
     def close(self) -> None:
@@ -226,10 +238,12 @@ class SignupFactory(ServerFactory):
             connection.state = CLOSED
             connection.close()
             return
-        if not isinstance(value, str):
-            connection.refuse(f"the sign-up is not a JSON string but {type(value).__name__}")
+        try:
+            name = self.config.signup.name(value)
+        except ValueError as error:
+            connection.refuse(str(error))
             return
-        connection.signed_up(self._unique(value))
+        connection.signed_up(self._unique(name))
         self.lobby.append(connection)
         log.info(
             "signed up '{name}' from {peer} ({count} waiting)",

@@ -45,6 +45,7 @@ from twisted.python.failure import Failure
 from twisted.web.resource import Resource
 from twisted.web.server import NOT_DONE_YET, Request
 
+from evolution.games import GAME_NAMES, game
 from evolution.web.push import Hub, Message
 from evolution.web.reader import Busy
 from evolution.web.view import Encoded, Missing, WebView
@@ -76,16 +77,22 @@ GAMES_LIMIT = 500
 
 
 class StaticFiles:
-    """The files under ``static/``, read once: path -> (bytes, content type, ETag)."""
+    """The files under ``static/`` and each game's drawing module, read once: path -> (bytes, content type, ETag)."""
 
     def __init__(self, root: Path = STATIC) -> None:
         self.files: dict[str, tuple[bytes, bytes, bytes]] = {}
         for path in sorted(root.rglob("*")):
-            kind = TYPES.get(path.suffix)
-            if path.is_file() and kind is not None:
-                body = path.read_bytes()
-                etag = b'"' + hashlib.sha256(body).hexdigest()[:16].encode("ascii") + b'"'
-                self.files[path.relative_to(root).as_posix()] = (body, kind, etag)
+            if path.is_file():
+                self.add(path.relative_to(root).as_posix(), path)
+        for name in GAME_NAMES:
+            self.add(f"js/games/{name}.js", game(name).drawing().script)
+
+    def add(self, name: str, path: Path) -> None:
+        kind = TYPES.get(path.suffix)
+        if kind is not None:
+            body = path.read_bytes()
+            etag = b'"' + hashlib.sha256(body).hexdigest()[:16].encode("ascii") + b'"'
+            self.files[name] = (body, kind, etag)
 
     def serve(self, request: Request, name: str) -> bytes:
         found = self.files.get(name)

@@ -48,6 +48,7 @@ def seat_json(seat: SeatRecord) -> Json:
 def finished_game(record: GameRecord) -> Json:
     return {
         "id": record.id,
+        "game": record.game,
         "status": "finished",
         "outcome": record.outcome,
         "started_at": record.started_at,
@@ -61,17 +62,17 @@ def finished_game(record: GameRecord) -> Json:
 
 
 def running_game(game: RunningGame) -> Json:
-    dealer = game.dealer
-    in_game = {player.id: player for player in dealer.table.players}
-    removed = {removal.id: removal for removal in dealer.removals}
+    referee = game.referee
+    scores = referee.scores()
+    removed = {removal.id: removal for removal in referee.removals}
     players = []
     for seat, name in enumerate(game.names, start=1):
-        player, removal = in_game.get(seat), removed.get(seat)
+        removal = removed.get(seat)
         players.append(
             {
                 "seat": seat,
                 "name": name,
-                "score": player.score() if player is not None else None,
+                "score": scores.get(seat),
                 "removed": None
                 if removal is None
                 else {"turn": removal.turn, "step": removal.step, "reason": removal.reason},
@@ -80,10 +81,11 @@ def running_game(game: RunningGame) -> Json:
     seating = game.seating
     return {
         "id": game.id,
+        "game": game.runner.game.name,
         "status": "running",
         "started_at": game.started_at,
-        "turn": dealer.turn,
-        "step": dealer.step,
+        "turn": referee.turn,
+        "step": referee.step,
         "tournament": _tournament(seating.tournament_id, seating.round) if seating else None,
         "players": players,
     }

@@ -39,7 +39,6 @@ from evolution.host.records import GameRecord
 from evolution.web.frames import replay_frames
 from evolution.web.reader import StoreReader, all_tournaments, game_and_log, recent_games, tournament_and_games
 from evolution.web.summaries import finished_game, leaderboard, lobby_digest, lobby_json, running_game
-from evolution.web.tables import Narrator, table_json
 
 log = Logger()
 Json = Any
@@ -63,13 +62,14 @@ class TournamentSource(Protocol):
 
 
 class LiveGame:
-    """A running game and the lines said about it so far."""
+    """A running game, its game's drawing, and the lines said about it so far."""
 
-    __slots__ = ("game", "narrator")
+    __slots__ = ("game", "drawing", "narrator")
 
     def __init__(self, game: Any) -> None:
         self.game = game
-        self.narrator = Narrator(game.names)
+        self.drawing = game.runner.game.drawing()
+        self.narrator = self.drawing.narrator(game.names)
 
 
 @dataclass(frozen=True)
@@ -173,10 +173,10 @@ class WebView:
         if live is None:
             live = self.live[game.id] = LiveGame(game)
             if event != "begin":  # the view started while the game ran: tell only what comes next
-                live.narrator.step(event, game.dealer, game.log.entries)
+                live.narrator.step(event, game.referee, game.log.entries)
                 live.narrator.lines.clear()
         elif event != "over":
-            live.narrator.step(event, game.dealer, game.log.entries)
+            live.narrator.step(event, game.referee, game.log.entries)
         if event == "over":
             self._game_over(game)
         self.changed(f"game/{game.id}")
@@ -281,7 +281,7 @@ class WebView:
         game = self.runner.running.get(game_id)
         if live is None or game is None:
             return None
-        table = table_json(game.dealer, game.names)
+        table = live.drawing.table(game.referee, game.names)
         table["asking"] = [seat for seat, proxy in enumerate(game.proxies, start=1) if proxy.asking is not None]
         return running_game(game) | {"table": table, "lines": list(live.narrator.lines)}
 

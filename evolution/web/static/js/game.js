@@ -1,7 +1,7 @@
 // The page of one game (/games/ID): live while it runs, then its result and its replay.
 
-import { lines, table } from "./board.js";
 import { clock, fill, h, nameOf, note, ordinal, section, shown, stepName } from "./dom.js";
+import { lines } from "./lines.js";
 import { follow, getJSON, pageSubject, status } from "./live.js";
 import { Replay } from "./replay.js";
 
@@ -17,8 +17,17 @@ function heading(game) {
     h("span", { class: "when" }, `started ${clock(game.started_at)}`));
 }
 
-function showLive(game) {
+// Each game's own drawing module (/static/js/games/NAME.js): table, changes, dealt.
+const drawings = new Map();
+function drawingOf(game) {
+  const name = game.game ?? "evolution";
+  if (!drawings.has(name)) drawings.set(name, import(`./games/${name}.js`));
+  return drawings.get(name);
+}
+
+async function showLive(game) {
   const names = game.players.map((player) => player.name);
+  const { table } = await drawingOf(game);
   fill(main,
     heading(game),
     h("div", { class: "game-layout" },
@@ -27,7 +36,7 @@ function showLive(game) {
   );
 }
 
-function result(game) {
+function result(game, drawing) {
   const order = [...game.players].sort((a, b) => (a.rank ?? 99) - (b.rank ?? 99) || a.seat - b.seat);
   return section("Result",
     game.outcome !== "finished" ? note(`This game was ${game.outcome}.`, "warning") : null,
@@ -39,13 +48,14 @@ function result(game) {
           ? h("span", { class: "reason" }, `removed in turn ${player.removed.turn} (${stepName(player.removed.step)}): ${shown(player.removed.reason)}`)
           : h("span", { class: "score" }, `${player.score} pts`),
         player.points !== undefined ? h("span", { class: "points" }, `${player.points} tournament pts`) : null))),
-    h("p", { class: "note" }, `${game.turns} turns · ${game.deck === "sorted" ? "sorted deck" : `deck shuffled with seed ${game.seed}`} · ended ${clock(game.ended_at)}`));
+    h("p", { class: "note" }, `${game.turns} turns · ${drawing.dealt(game)} · ended ${clock(game.ended_at)}`));
 }
 
 async function showFinished(game) {
   status.set("done");
+  const drawing = await drawingOf(game);
   const replayRoot = h("div", { class: "replay" }, note("Loading the replay…"));
-  fill(main, heading(game), result(game), section("Replay", replayRoot));
+  fill(main, heading(game), result(game, drawing), section("Replay", replayRoot));
   if (!game.replay) {
     fill(replayRoot, note("This game has no stored message log to replay."));
     return;
@@ -57,7 +67,7 @@ async function showFinished(game) {
       return;
     }
     const places = new Map(game.players.filter((p) => p.rank).map((p) => [p.seat, p.rank]));
-    new Replay(replayRoot, replay, game.players.map((p) => p.name), places);
+    new Replay(replayRoot, replay, game.players.map((p) => p.name), places, drawing);
     if (!replay.reproduced) {
       replayRoot.prepend(h("div", { class: "warning" },
         h("p", {}, "The replay does not reproduce the stored game exactly:"),
@@ -75,7 +85,7 @@ async function start() {
     await showFinished(game);
     return;
   }
-  showLive(game);
+  await showLive(game);
   follow(`/api/games/${game.id}/events`, {
     game: (data) => showLive(data),
     over: (data, source) => {

@@ -1,15 +1,17 @@
 // Replaying a finished game frame by frame: step, play, jump to a turn. The frames come from
-// /api/games/ID/replay: the table after every step of the dealer, re-run from the stored log.
+// /api/games/ID/replay: the table after every step of the referee, re-run from the stored log,
+// drawn by the game's own drawing module (table, changes).
 
-import { changes, lines, table } from "./board.js";
 import { fill, h, plural, stepName } from "./dom.js";
+import { lines } from "./lines.js";
 
 const SPEEDS = [["0.5×", 1600], ["1×", 800], ["2×", 400], ["4×", 200]];
 let current = null; // the replay the keys drive: one at a time
 
 export class Replay {
-  constructor(root, replay, names, places) {
+  constructor(root, replay, names, places, drawing) {
     this.root = root;
+    this.drawing = drawing;
     this.frames = replay.frames;
     this.names = names;
     this.places = places;
@@ -73,9 +75,9 @@ export class Replay {
     this.slider.value = this.index;
     this.turnPicker.value = frame.turn;
     this.position.textContent = `step ${this.index + 1} of ${this.frames.length} · turn ${frame.turn} · ${stepName(frame.event)}`;
-    fill(this.board, table(frame, {
+    fill(this.board, this.drawing.table(frame, {
       asking: [],
-      changed: changes(frame, this.frames[this.index - 1]),
+      changed: this.drawing.changes(frame, this.frames[this.index - 1]),
       places: atEnd ? this.places : undefined,
     }));
     fill(this.said,

@@ -1,0 +1,187 @@
+"""The host's side of one remote player's connection: questions with time limits, answers read as they come.
+
+Offers ``RemoteSeat``, which every game's proxy player builds on, and
+``CallSettings`` (the time limit of each answer, and the host's one sweep of
+limits). A seat writes messages (``tell(text)``) and asks questions
+(``ask(kind, text, read, timeout=None)``): the answer is a ``Deferred`` that
+fires with ``read(value)`` of the reply (the game's wire layer: schema, codec,
+rules, raising ``WireError``), or fails with ``PlayerFailure`` when the time
+limit passes (measured on the injected clock, from the moment the question is
+written), the reply is malformed or refused, or the connection drops.
+
+Never the host's delay: a limit is checked by a sweep of ``Deadlines``
+(``evolution.net.deadlines``, one timer for every call on the clock), and
+when it has passed the seat first asks the connection to read what its
+socket holds (``read_waiting()``): a reply that arrived in time but waited
+there while the reactor was busy elsewhere is the answer, not a timeout. A
+message that arrives while nothing was asked, or whose first byte arrived
+before the question was written (two answers in one write: the second
+answers no question the host had asked), or bytes that are not JSON, fail
+the player too. A failed seat closes its connection, tells ``on_failure``
+once, and fails every later question at once. Reasons quote the player's
+message as sent.
+
+The connection it drives needs ``sendEncoded(text)`` (a message as its JSON
+text), ``messages_sent``, ``read_waiting()`` and ``close()``; the host's
+connection protocol calls ``message_received``, ``input_failed`` and
+``connection_lost``. With a ``SeatLog`` (``evolution.net.game_log``) in
+``log``, every message written (the very text written) and read is
+recorded; the game records the failures.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Protocol
+
+from twisted.internet.defer import Deferred, fail
+from twisted.internet.interfaces import IReactorTime
+
+from evolution.jsonwire.errors import WireError
+from evolution.jsonwire.schema_reasons import show
+from evolution.net.deadlines import Deadlines
+from evolution.net.game_log import SeatLog
+from evolution.outcomes import PlayerFailure
+
+DEFAULT_TIMEOUT = 1.0
+
+
+class Connection(Protocol):
+    messages_sent: int
+
+    def sendEncoded(self, text: str) -> None: ...
+
+    def read_waiting(self) -> None: ...
+
+    def close(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class CallSettings:
+    """How a game's seats ask: the time limit of each answer (a dialect may set others), on this clock."""
+
+    clock: IReactorTime
+    timeout: float = DEFAULT_TIMEOUT
+    deadlines: Deadlines | None = None  # the host's one sweep of limits; a seat of its own otherwise
+
+
+class _Call:
+    """The one question a seat is waiting on; ``sent`` messages had been written with it.
+
+    A ``Deadlines`` limit: ``active`` until answered or failed; ``expire()`` when its time is up.
+    """
+
+    __slots__ = ("kind", "deferred", "read", "sent", "seat", "active", "timeout")
+
+    def __init__(self, kind: str, read: Callable[[Any], Any], sent: int, seat: RemoteSeat, timeout: float) -> None:
+        self.kind = kind
+        self.deferred: Deferred = Deferred()
+        self.read = read
+        self.sent = sent
+        self.seat = seat
+        self.active = True
+        self.timeout = timeout
+
+    def expire(self) -> None:
+        self.seat._limit_passed(self)
+
+
+class RemoteSeat:
+    """A remote player's connection, as the host asks it and hears it."""
+
+    def __init__(
+        self,
+        connection: Connection,
+        name: str,
+        clock: IReactorTime,
+        timeout: float = DEFAULT_TIMEOUT,
+        deadlines: Deadlines | None = None,
+    ) -> None:
+        self.connection = connection
+        self.name = name
+        self.clock = clock
+        self.timeout = timeout
+        self.deadlines = deadlines if deadlines is not None else Deadlines(clock)
+        self.failure: str | None = None
+        self.on_failure: Callable[[str], None] | None = None
+        self.log: SeatLog | None = None
+        self._call: _Call | None = None
+
+    @classmethod
+    def calling(cls, connection: Connection, name: str, calls: CallSettings) -> RemoteSeat:
+        return cls(connection, name, calls.clock, calls.timeout, calls.deadlines)
+
+    # -- asking and telling ----------------------------------------------------
+
+    def ask(self, kind: str, message: str, read: Callable[[Any], Any], timeout: float | None = None) -> Deferred:
+        """Write the question ``message`` (JSON text); fire with ``read(reply)`` or fail with ``PlayerFailure``."""
+        if self.failure is not None:
+            return fail(PlayerFailure(self.failure))
+        limit = self.timeout if timeout is None else timeout
+        # An answer counts once this question is written: the count after the write.
+        call = self._call = _Call(kind, read, self.connection.messages_sent + 1, self, limit)
+        self.tell(message)
+        self.deadlines.add(limit, call)  # from now: the question is written (or the kernel holds it)
+        return call.deferred
+
+    def tell(self, message: str) -> None:
+        """Write ``message`` (JSON text), expecting no answer."""
+        if self.log is not None:
+            self.log.sent(message)
+        self.connection.sendEncoded(message)
+
+    @property
+    def asking(self) -> str | None:
+        """The kind of question whose answer the seat is waiting for, if any."""
+        return self._call.kind if self._call is not None else None
+
+    # -- what the connection reports ----------------------------------------
+
+    def message_received(self, value: Any, sent_before: int) -> None:
+        """``value`` arrived; its first byte came when ``sent_before`` messages had been written."""
+        if self.log is not None:
+            self.log.received(value)
+        call, self._call = self._call, None
+        if call is not None:
+            call.active = False
+        if call is None or sent_before < call.sent:
+            self.fail(f"sent a message nobody asked for: {show(value, 80)}", call)
+            return
+        try:
+            answer = call.read(value)
+        except WireError as error:
+            self.fail(f"invalid reply to {call.kind}: {error}", call)
+            return
+        call.deferred.callback(answer)
+
+    def input_failed(self, reason: str) -> None:
+        self.fail(f"malformed message: {reason}")
+
+    def connection_lost(self) -> None:
+        self.fail("disconnected")
+
+    # -- failure --------------------------------------------------------------
+
+    def _limit_passed(self, call: _Call) -> None:
+        """The time limit of ``call`` has passed: a reply waiting in the socket still counts; else fail."""
+        self.connection.read_waiting()
+        if self._call is call:
+            self.fail(f"no reply to {call.kind} within {call.timeout:g} s", call)
+
+    def fail(self, reason: str, call: _Call | None = None) -> None:
+        """Record the first failure, close the connection, fail the pending call."""
+        pending = call or self._call
+        self._call = None
+        if pending is not None:
+            pending.active = False
+        if self.failure is None:
+            self.failure = reason
+            self.connection.close()
+            if self.on_failure is not None:
+                self.on_failure(self.failure)
+        if pending is not None and not pending.deferred.called:
+            pending.deferred.errback(PlayerFailure(self.failure))
+
+    def close(self) -> None:
+        """The game is over for this player (or it was removed): hang up."""
+        self.connection.close()
