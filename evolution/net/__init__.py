@@ -1,5 +1,6 @@
-"""The network layer: the JSON stream protocol, the host's sign-up and proxy players, the client.
+"""The network layer every game shares: the JSON stream protocol, sign-up and lobbies, remote seats, the client.
 
-Built on Twisted; talks to the rules only through the player interface and to
-JSON only through ``evolution.games.evolution.wire``.
+Built on Twisted; talks to a game only through the registry
+(``evolution.games``): its dialects make the proxy players (on
+``remote_seat.RemoteSeat``) and the client's conversations.
 """

@@ -9,7 +9,7 @@ that plays a list of entrants (in turn order) and reports their scores or
 why each was removed: the host's game runner over the wire, or local
 players in one thread. The manager awaits only what the referee hands back,
 so with a referee that answers at once a whole tournament runs with no
-event loop (``evolution.games.evolution.rules.local.run_locally``), and under Twisted's
+event loop (``evolution.coroutines.run_locally``), and under Twisted's
 ``ensureDeferred`` with one that answers with Deferreds.
 
 ``observer`` (optional) hears ``round_begins(round, games)`` and
