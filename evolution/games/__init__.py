@@ -150,14 +150,20 @@ class Dialect(Protocol):
     of ``evolution.net.remote_seat``); ``greeting(seat)`` and
     ``farewell(seat, won)``: what a connection hears before its first game
     and when the host is done with it while it is still in (a ``Deferred``
-    of the calls, or None when the dialect says nothing); ``game_over(result,
-    seat_number, send_scores)``: the message (JSON text) a player still in a
-    game hears when it ends, or None; ``removal(reason, tell_removed)``: the
-    message a removed player hears before it is hung up on, or None.
+    of the calls, or None when the dialect says nothing); ``game_over(seat,
+    result, number, send_scores)``: what the player in seat ``number``, still
+    in the game, hears when it ends (the dialect tells or asks through
+    ``seat``, the game's proxy; a Deferred of that, or None); ``removal(reason,
+    tell_removed)``: the message (a JSON value) a removed player hears before
+    it is hung up on, or None.
+    ``keeps_losers``: a player knocked out of a tournament stays connected,
+    hearing nothing, until the farewell at its end (Fish's course protocol);
+    otherwise it is hung up on when its round ends.
     """
 
     name: str
     signup: SignupRules
+    keeps_losers: bool
 
     def proxy(self, connection: Any, name: str, seat: int, calls: Any) -> Any: ...
 
@@ -165,9 +171,11 @@ class Dialect(Protocol):
 
     def farewell(self, seat: Any, won: bool) -> Any: ...
 
-    def game_over(self, result: GameResult, seat: int, send_scores: bool) -> str | None: ...
+    def game_over(self, seat: Any, result: GameResult, number: int, send_scores: bool) -> Any: ...
 
-    def removal(self, reason: str, tell_removed: bool) -> str | None: ...
+    def removal(self, reason: str, tell_removed: bool) -> Json | None: ...
+
+    def client(self, name: str, player: Any) -> Any: ...
 
 
 class Drawing(Protocol):

@@ -15,8 +15,9 @@ manager both use:
   record and the log go to the store writer, and it fires with a
   ``GameOutcome``; it never fails, and it leaves the remaining players'
   connections open for the caller (a tournament plays on with them);
-- ``GameRunner.start_game(connections)`` is the lobby's callback: ``play``,
-  then hang up on everyone;
+- ``GameRunner.start_game(connections)`` is the lobby's callback: ``greet``
+  the players, ``play`` with those that answered it, then bid everyone still
+  there ``farewell`` (the winners as winners) and hang up;
 - ``greet(connections)`` and ``farewell(connection, won)``: what the
   dialect says to a connection before its first game and when the host is
   done with it (Fish's ``start`` and ``end``; nothing in Evolution);
@@ -280,23 +281,61 @@ class GameRunner:
         return seat
 
     def greet(self, connections: list[HostProtocol]) -> Deferred[list[str | None]]:
-        """What the dialect says before the connections' first game; fires with each one's failure, or None."""
-        seats = [self.seat(connection) for connection in connections]
-        said = [maybeDeferred(self.dialect.greeting, seat) for seat in seats]
-        return DeferredList(said, consumeErrors=True).addCallback(
-            lambda results: [seat.failure if not ok or seat.failure else None for seat, (ok, _) in zip(seats, results)]
-        )
+        """What the dialect says before the connections' first game; fires with each one's failure, or None.
 
-    def farewell(self, connection: HostProtocol, won: bool) -> Deferred[None]:
-        """What the dialect says when the host is done with a connection still in; then hang up."""
+        A connection that fails it is closed (the failure is logged); the others are left as they were.
+        """
+        seats = [self.seat(connection) if connection.state != CLOSED else None for connection in connections]
+        said = [maybeDeferred(self.dialect.greeting, seat) if seat else succeed(None) for seat in seats]
+        return DeferredList(said, consumeErrors=True).addCallback(self._greeted, connections, seats)
+
+    def _greeted(self, results: list, connections: list[HostProtocol], seats: list) -> list[str | None]:
+        failures = []
+        for connection, seat, (ok, value) in zip(connections, seats, results):
+            failure = "disconnected" if seat is None else seat.failure
+            if failure is None and not ok:
+                seat.fail(f"the host could not greet it: {value.getErrorMessage()}")
+                failure = seat.failure
+            if failure is not None:
+                log.info("'{name}' is out before its first game: {reason}", name=escape(connection.name),
+                         reason=escape(failure))
+            failures.append(failure)
+        return failures
+
+    def farewell(self, connection: HostProtocol, won: bool) -> Deferred[str | None]:
+        """What the dialect says when the host is done with a connection still in; then hang up.
+
+        Fires with the failure of the farewell (a player that does not answer it), or None.
+        """
         if connection.state == CLOSED:
             return succeed(None)
-        said = maybeDeferred(self.dialect.farewell, self.seat(connection), won)
-        return said.addBoth(lambda _: connection.close())
+        seat = self.seat(connection)
+        said = maybeDeferred(self.dialect.farewell, seat, won)
 
-    def start_game(self, connections: list[HostProtocol]) -> Deferred[GameOutcome]:
-        """The lobby's callback: play a game, then hang up on everyone."""
-        return self.play(connections).addCallback(_hang_up)
+        def done(result: Any) -> str | None:
+            connection.close()
+            return seat.failure
+
+        return said.addBoth(done)
+
+    def start_game(self, connections: list[HostProtocol]) -> Deferred[GameOutcome | None]:
+        """The lobby's callback: greet, play a game with those still there, bid them farewell, hang up."""
+        return self.greet(connections).addCallback(self._play_greeted, connections)
+
+    def _play_greeted(self, failures: list[str | None], connections: list[HostProtocol]) -> Any:
+        ready = [connection for connection, failure in zip(connections, failures) if failure is None]
+        if len(ready) < self.game.min_players:
+            log.info("no game: {count} of its players answered the greeting, {needed} are needed",
+                     count=len(ready), needed=self.game.min_players)
+            return DeferredList([self.farewell(connection, False) for connection in ready]).addCallback(lambda _: None)
+        return self.play(ready).addCallback(self._farewells)
+
+    def _farewells(self, outcome: GameOutcome) -> Deferred[GameOutcome]:
+        farewells = [
+            self.farewell(connection, seat.rank == 1)
+            for connection, seat in zip(outcome.connections, outcome.record.players)
+        ]
+        return DeferredList(farewells).addCallback(lambda _: outcome)
 
     def _crashed(self, game: RunningGame, failure: Failure) -> None:
         log.failure("game {game} aborted by an error in the host", failure, game=game.id)
@@ -349,8 +388,3 @@ class GameRunner:
             log.failure("scoring game {game} for its tournament failed; stored without points", game=game.id)
             return record
 
-
-def _hang_up(outcome: GameOutcome) -> GameOutcome:
-    for connection in outcome.connections:
-        connection.close()
-    return outcome

@@ -8,11 +8,17 @@ connections, the same runner the single-game lobby uses, so the games are
 recorded, logged and stored like any other, with the tournament's points
 and ratings on their seats.
 
-Over the unchanged course protocol: a player that goes on simply receives
-the next game's ``start`` on the same connection; between games it must stay
+Over the unchanged course protocols: before the first round every player
+hears the dialect's greeting (Fish's ``start``; nothing in Evolution), and a
+player that fails it is out before round 1; a player that goes on simply
+receives its next game on the same connection; between games it must stay
 silent (a message, or a disconnect, is a failure: it is out for good, and
-closed). A player that is out (knocked out, failed, or at the end) is hung
-up on; with ``--send-scores`` each game's score message came first.
+closed). A player that failed is hung up on, and so is one knocked out
+unless the dialect keeps losers connected to the end (Fish's course protocol
+does); with ``--send-scores`` each game's score message came first. At the end every
+player still connected hears the dialect's farewell (Fish's ``end``, true
+for the winners) and is hung up on; a winner that fails its farewell is no
+longer a winner, as in the course's reference manager.
 
 Stored as it happens (``evolution.host.store``): the tournament and its
 entrants when it begins, each game when it ends, the standings after each
@@ -30,7 +36,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, Callable
 
-from twisted.internet.defer import Deferred, ensureDeferred
+from twisted.internet.defer import Deferred, DeferredList, ensureDeferred, succeed
 from twisted.logger import Logger
 
 from evolution.host.games import GameOutcome, GameRunner, Seating, now
@@ -98,10 +104,35 @@ class TournamentRun:
             id=self.id, kind=self.settings.format, count=len(self.entrants),
             names=", ".join(repr(escape(e.name)) for e in self.entrants),
         )
-        for entrant in self.entrants:
-            entrant.handle.wait(lambda reason, entrant=entrant: self._failed_waiting(entrant, reason))
         self.tell("begin")
-        return ensureDeferred(self.manager.run()).addCallback(lambda _: self._over())
+        greeted = self.runner.greet([entrant.handle for entrant in self.entrants])
+        return greeted.addCallback(self._greeted).addCallback(lambda _: self._farewells()).addCallback(
+            lambda _: self._over()
+        )
+
+    def _greeted(self, failures: list[str | None]) -> Deferred:
+        for entrant, failure in zip(self.entrants, failures):
+            if failure is not None:
+                entrant.fail(0, failure)
+            else:
+                entrant.handle.wait(lambda reason, entrant=entrant: self._failed_waiting(entrant, reason))
+        return ensureDeferred(self.manager.run())
+
+    def _farewells(self) -> Deferred:
+        """The dialect's farewell to every player still connected; a winner that fails it wins no more."""
+        if self.status != "running":
+            return succeed(None)
+        players = [entrant for entrant in self.entrants if entrant.failure is None and entrant.out_round is None]
+        players += [entrant for entrant in self.entrants if entrant.failure is None and entrant.out_round is not None]
+        said = [self.runner.farewell(entrant.handle, entrant.winner) for entrant in players]
+
+        def heard(results: list) -> None:
+            for entrant, (ok, failure) in zip(players, results):
+                if ok and failure is not None:
+                    entrant.fail(self.manager.round, f"failed the tournament's end: {failure}")
+                    entrant.winner = False
+
+        return DeferredList(said, consumeErrors=True).addCallback(heard)
 
     def stop(self) -> None:
         """The host is stopping: store the tournament as interrupted (its finished games are stored)."""
@@ -195,9 +226,10 @@ class TournamentRun:
         record = RoundRecord(round, self.round_started, now(), summary, tuple(self.round_games))
         self.rounds.append(record)
         self.writer.write(round_over(self.id, record, self.entrant_records()))
-        for entrant in self.entrants:
-            if entrant.out_round == round:
-                entrant.handle.close()
+        if not self.runner.dialect.keeps_losers:
+            for entrant in self.entrants:
+                if entrant.out_round == round:
+                    entrant.handle.close()
         self.tell("round")
 
     def _rounds_text(self) -> str:

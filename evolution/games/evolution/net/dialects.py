@@ -41,6 +41,8 @@ Json = Any
 class EvolutionDialect:
     """One of the two dialects, for the host and for a client."""
 
+    keeps_losers = False  # a player knocked out of a tournament is hung up on
+
     def __init__(self, wire: Dialect) -> None:
         self.wire = wire
         self.name = wire.name
