@@ -150,7 +150,7 @@ class Dialect(Protocol):
     of ``evolution.net.remote_seat``); ``greeting(seat)`` and
     ``farewell(seat, won)``: what a connection hears before its first game
     and when the host is done with it while it is still in (a ``Deferred``
-    of the calls, or None when the dialect says nothing); ``game_over(seat,
+    of the calls; a dialect that says nothing then sets them to None); ``game_over(seat,
     result, number, send_scores)``: what the player in seat ``number``, still
     in the game, hears when it ends (the dialect tells or asks through
     ``seat``, the game's proxy; a Deferred of that, or None); ``removal(reason,
@@ -167,9 +167,9 @@ class Dialect(Protocol):
 
     def proxy(self, connection: Any, name: str, seat: int, calls: Any) -> Any: ...
 
-    def greeting(self, seat: Any) -> Any: ...
+    greeting: Callable[[Any], Any] | None
 
-    def farewell(self, seat: Any, won: bool) -> Any: ...
+    farewell: Callable[[Any, bool], Any] | None
 
     def game_over(self, seat: Any, result: GameResult, number: int, send_scores: bool) -> Any: ...
 

@@ -193,7 +193,8 @@ class RunningGame:
             maybeDeferred(dialect.game_over, self.proxies[entry.id - 1], result, entry.id, send_scores)
             for entry in result.ranking
         ]
-        return DeferredList(said, consumeErrors=True)
+        waiting = [d for d in said if not d.called]
+        return DeferredList(said, consumeErrors=True) if waiting else succeed(None)
 
 
 class GameRunner:
@@ -285,6 +286,8 @@ class GameRunner:
 
         A connection that fails it is closed (the failure is logged); the others are left as they were.
         """
+        if self.dialect.greeting is None:  # the dialect says nothing before a first game
+            return succeed([None if connection.state != CLOSED else "disconnected" for connection in connections])
         seats = [self.seat(connection) if connection.state != CLOSED else None for connection in connections]
         said = [maybeDeferred(self.dialect.greeting, seat) if seat else succeed(None) for seat in seats]
         return DeferredList(said, consumeErrors=True).addCallback(self._greeted, connections, seats)
@@ -308,6 +311,9 @@ class GameRunner:
         Fires with the failure of the farewell (a player that does not answer it), or None.
         """
         if connection.state == CLOSED:
+            return succeed(None)
+        if self.dialect.farewell is None:  # the dialect says nothing at the end: just hang up
+            connection.close()
             return succeed(None)
         seat = self.seat(connection)
         said = maybeDeferred(self.dialect.farewell, seat, won)

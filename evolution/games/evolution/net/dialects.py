@@ -51,11 +51,8 @@ class EvolutionDialect:
     def proxy(self, connection: Any, name: str, seat: int, calls: CallSettings) -> ProxyPlayer:
         return ProxyPlayer(connection, name, calls.clock, calls.timeout, self.wire, seat, calls.deadlines)
 
-    def greeting(self, seat: RemoteSeat) -> None:
-        return None
-
-    def farewell(self, seat: RemoteSeat, won: bool) -> None:
-        return None
+    greeting = None  # nothing before a connection's first game
+    farewell = None  # nothing when the host is done with a connection
 
     def game_over(self, seat: RemoteSeat, result: GameResult, number: int, send_scores: bool) -> None:
         if (send_scores or self.wire.always_scores) and result.ranking:
