@@ -188,7 +188,7 @@ def test_sigterm_stops_the_host_cleanly_and_stores_the_running_game_as_aborted(t
             connection.close()
     log = (tmp_path / "host.log").read_text()
     assert "Traceback" not in log and "ReactorNotRunning" not in log
-    assert "games are over" not in log
+    assert "over; stopping" not in log
     [game] = stored_games(tmp_path / "r.sqlite")
     assert game["outcome"] == "aborted: the host stopped"
 

@@ -24,6 +24,7 @@ from typing import Any
 from evolution.cli import ArgumentParser
 from evolution.host.results_cli import format_game, format_tournament
 from evolution.host.store import ResultsStore
+from evolution.text import plural
 
 
 def free_port() -> int:
@@ -171,7 +172,7 @@ def play(host: HostProcess, games: int, players: int) -> None:
         started = time.monotonic()
         names = [f"bot-{game}-{seat}" for seat in range(1, players + 1)]
         failed = [r for r in run_clients(host.port, names) if r.returncode != 0]
-        note = f", {len(failed)} clients failed: {failed[0].stderr.strip()}" if failed else ""
+        note = f", {plural(len(failed), 'client')} failed: {failed[0].stderr.strip()}" if failed else ""
         print(f"game {game} of {games}: {players} client processes done in {time.monotonic() - started:.1f} s{note}")
     host.wait()
 
@@ -214,7 +215,7 @@ def tournament_demo(port: int, db: Path, log: Path, args: Any) -> None:
 
 
 ROUND_LINE = re.compile(
-    r"\] (tournament \d+ (?:round \d+(?: of [^:]*)?: \d+ games, \d+ players$|round \d+: .*|is over.*))"
+    r"\] (tournament \d+ (?:round \d+(?: of [^:]*)?: \d+ games?, \d+ players?$|round \d+: .*|is over.*))"
 )
 
 

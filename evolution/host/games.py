@@ -46,7 +46,7 @@ from evolution.net.signup import HostProtocol
 from evolution.rules.cards import Deck
 from evolution.rules.dealer import Dealer
 from evolution.rules.results import GameResult
-from evolution.text import escape
+from evolution.text import escape, plural
 from evolution.wire.codec import score_to_json
 from evolution.wire.dialects import SEED000, Dialect
 
@@ -276,10 +276,10 @@ class GameRunner:
             if p.rank
         )
         log.info(
-            "game {game} {outcome} after {turns} turns: {ranking}",
+            "game {game} {outcome} after {turns}: {ranking}",
             game=game.id,
             outcome=escape(outcome),
-            turns=record.turns,
+            turns=plural(record.turns, "turn"),
             ranking=ranking or "nobody left",
         )
         game.send_scores(result)

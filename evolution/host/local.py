@@ -21,6 +21,7 @@ from evolution.rules.cards import Deck
 from evolution.rules.dealer import MAX_PLAYERS, MIN_PLAYERS
 from evolution.rules.local import play_local_game
 from evolution.rules.silly import SillyPlayer
+from evolution.text import plural
 
 
 def seat_json(seat: SeatRecord) -> dict[str, Any]:
@@ -80,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
             print(json.dumps({"seed": seed, "deck": "sorted" if seed is None else "shuffled", "results": rows}))
         else:
             header = "sorted deck" if seed is None else f"seed {seed}"
-            print(f"game {game + 1} of {args.games} ({header}, {result.turns} turns)")
+            print(f"game {game + 1} of {args.games} ({header}, {plural(result.turns, 'turn')})")
             print(format_seats(seats))
     return 0
 

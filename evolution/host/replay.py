@@ -28,7 +28,7 @@ from evolution.rules.cards import Deck
 from evolution.rules.dealer import Dealer, Observer
 from evolution.rules.local import run_locally
 from evolution.rules.results import GameResult
-from evolution.text import short
+from evolution.text import plural, short
 from evolution.wire.dialects import DIALECTS, SEED000
 
 _COMPARED = ("score", "rank", "removed_turn", "removed_step", "removed_reason")
@@ -138,11 +138,11 @@ def _compare(outcome: Replay, connections: list[ScriptedConnection]) -> None:
         unread = [entry for entry in connection.entries if entry[2] == "out"]
         if unread:
             outcome.differences.append(
-                f"the log holds {len(unread)} more messages to seat {connection.seat} ({short(connection.name, 40)})"
+                f"the log holds {plural(len(unread), 'more message')} to seat {connection.seat} ({short(connection.name, 40)})"
                 f" than the replay wrote, from {short(_compact(unread[0][3]), 200)}"
             )
     if outcome.result.turns != game.turns:
-        outcome.differences.append(f"stored {game.turns} turns, replayed {outcome.result.turns}")
+        outcome.differences.append(f"stored {plural(game.turns, 'turn')}, replayed {outcome.result.turns}")
     for stored, replayed in zip(game.players, outcome.seats):
         for name in _COMPARED:
             if getattr(stored, name) != getattr(replayed, name):

@@ -13,6 +13,7 @@ import sys
 from evolution.cli import ArgumentParser, quiet_broken_pipe
 from evolution.host.replay import replay
 from evolution.host.store import ResultsStore, StoreError, reading
+from evolution.text import plural
 
 
 def parser() -> ArgumentParser:
@@ -39,7 +40,8 @@ def check(store: ResultsStore, game_id: int, every: bool = False) -> tuple[int, 
     outcome = replay(game, log)
     if outcome.reproduced:
         return 0, [
-            f"game #{game_id} replayed: {len(game.players)} seats, {game.turns} turns, {outcome.messages} messages"
+            f"game #{game_id} replayed: {plural(len(game.players), 'seat')}, {plural(game.turns, 'turn')},"
+            f" {plural(outcome.messages, 'message')}"
             " to the players, the stored result"
         ]
     first, more = outcome.differences[0], len(outcome.differences) - 1
@@ -47,7 +49,7 @@ def check(store: ResultsStore, game_id: int, every: bool = False) -> tuple[int, 
     if every:
         lines += outcome.differences[1:]
     elif more:
-        lines.append(f"({more} more differences; --all-differences lists them)")
+        lines.append(f"({plural(more, 'more difference')}; --all-differences lists them)")
     return 1, lines
 
 

@@ -24,7 +24,7 @@ from typing import Sequence
 from evolution.cli import ArgumentParser, quiet_broken_pipe
 from evolution.host.records import TournamentRecord
 from evolution.host.store import GameRecord, ResultsStore, SeatRecord, StoreError, reading
-from evolution.text import escape, short
+from evolution.text import escape, plural, short
 
 NAME_WIDTH = 20
 
@@ -43,7 +43,7 @@ def format_seats(seats: Sequence[SeatRecord]) -> str:
 
 def format_game(game: GameRecord) -> str:
     deck = "sorted deck" if game.seed is None else f"seed {game.seed}"
-    header = f"game #{game.id}  {escape(game.started_at)}  {deck}  {game.turns} turns  {escape(game.outcome)}"
+    header = f"game #{game.id}  {escape(game.started_at)}  {deck}  {plural(game.turns, 'turn')}  {escape(game.outcome)}"
     return header + "\n" + format_seats(game.players)
 
 
@@ -56,8 +56,8 @@ def format_tournament_line(tournament: TournamentRecord) -> str:
     """One line of ``--tournaments``."""
     return (
         f"tournament #{tournament.id}  {tournament.format:<8}  {tournament.status:<11}  "
-        f"{escape(tournament.started_at)}  {len(tournament.entrants)} players  {len(tournament.rounds)} rounds  "
-        f"{len(tournament.games)} games  winners: {_winners(tournament)}"
+        f"{escape(tournament.started_at)}  {plural(len(tournament.entrants), 'player')}  "
+        f"{plural(len(tournament.rounds), 'round')}  {plural(len(tournament.games), 'game')}  winners: {_winners(tournament)}"
     )
 
 

@@ -36,7 +36,7 @@ from twisted.logger import Logger
 from evolution.host.games import GameOutcome, GameRunner, Seating, now
 from evolution.host.records import EntrantRecord, GameRecord, RoundRecord, TournamentRecord
 from evolution.host.store import round_over, tournament_begun, tournament_over
-from evolution.text import escape
+from evolution.text import escape, plural
 from evolution.tournament.formats import Knockout, Swiss
 from evolution.tournament.manager import TournamentManager
 from evolution.tournament.standings import Entrant, GameReport, Seat
@@ -94,8 +94,8 @@ class TournamentRun:
         """Begin; fires with the stored form of the tournament once it is over."""
         self.writer.write(tournament_begun(self.record()))
         log.info(
-            "tournament {id} ({kind}) begins with {count} players: {names}",
-            id=self.id, kind=self.settings.format, count=len(self.entrants),
+            "tournament {id} ({kind}) begins with {players}: {names}",
+            id=self.id, kind=self.settings.format, players=plural(len(self.entrants), "player"),
             names=", ".join(repr(escape(e.name)) for e in self.entrants),
         )
         for entrant in self.entrants:
@@ -118,8 +118,8 @@ class TournamentRun:
             self.writer.write(tournament_over(self.id, self.status, now(), self.entrant_records()))
             winners = self.manager.winners
             log.info(
-                "tournament {id} is over after {rounds} rounds: {winners}; {failed} failed",
-                id=self.id, rounds=self.manager.round,
+                "tournament {id} is over after {rounds}: {winners}; {failed} failed",
+                id=self.id, rounds=plural(self.manager.round, "round"),
                 winners=("won by " + ", ".join(repr(escape(w.name)) for w in winners)) if winners else "no winner",
                 failed=sum(1 for e in self.entrants if e.failure),
             )
@@ -182,8 +182,9 @@ class TournamentRun:
         self.round_started, self.round_games = now(), []
         players = sum(len(game) for game in games)
         log.info(
-            "tournament {id} round {round} of {of}: {games} games, {players} players",
-            id=self.id, round=round, of=self._rounds_text(), games=len(games), players=players,
+            "tournament {id} round {round} of {of}: {games}, {players}",
+            id=self.id, round=round, of=self._rounds_text(), games=plural(len(games), "game"),
+            players=plural(players, "player"),
         )
         self.tell("round")
 
@@ -206,8 +207,9 @@ class TournamentRun:
 
     def _progress(self, round: int) -> None:
         log.info(
-            "tournament {id} round {round} of {of}: {done} of {total} games done, {running} running",
-            id=self.id, round=round, of=self._rounds_text(), done=self.games_done, total=self.games_total,
+            "tournament {id} round {round} of {of}: {done} of {total} done, {running} running",
+            id=self.id, round=round, of=self._rounds_text(), done=self.games_done,
+            total=plural(self.games_total, "game"),
             running=self.games_total - self.games_done,
         )
         self.tell("progress")
@@ -215,17 +217,17 @@ class TournamentRun:
     def _summary(self, round: int, reports: list[GameReport]) -> str:
         playing = [seat.entrant for report in reports for seat in report.seats]
         failed = [e for e in playing if e.failure is not None and e.failed_round == round]
-        text = f"{len(reports)} games, {len(playing)} players"
+        text = f"{plural(len(reports), 'game')}, {plural(len(playing), 'player')}"
         if isinstance(self.format, Swiss):
             standings = self.format.standings(self.entrants)
             leader = standings[0][1] if standings and standings[0][0] else None
             if leader is not None:
                 mu, sigma = self.format.rating(leader)
-                text += f"; leader {escape(leader.name)!r} with {leader.points} points (rating {mu:.1f} +- {sigma:.1f})"
+                text += f"; leader {escape(leader.name)!r} with {plural(leader.points, 'point')} (rating {mu:.1f} +- {sigma:.1f})"
         else:
             going_on = [e for e in playing if e.active]
             out = [e for e in playing if e.out_round == round]
-            text += f"; {len(going_on)} go on, {len(out)} knocked out"
+            text += f"; {len(going_on)} {'goes' if len(going_on) == 1 else 'go'} on, {len(out)} knocked out"
         if failed:
             text += f"; {len(failed)} failed: " + ", ".join(repr(escape(e.name)) for e in failed)
         return text

@@ -34,7 +34,7 @@ from evolution.cli import ArgumentParser
 from evolution.net.client import ClientError, play_remote
 from evolution.net.endpoints import EndpointUnavailable, client_tls
 from evolution.strategies import BY_NAME as STRATEGIES
-from evolution.text import escape, short
+from evolution.text import escape, plural, short
 from evolution.wire.dialects import DIALECTS
 
 
@@ -156,8 +156,8 @@ def main(argv: list[str] | None = None) -> None:
             raise SystemExit(1) from None
         if not args.quiet:
             scores = f", last scores {outcome.scores}" if outcome.scores is not None else ""
-            games = f"{outcome.games} games, " if outcome.games > 1 else ""
-            print(f"{label}: the host hung up after {games}{outcome.turns} turns{scores}")
+            games = f"{plural(outcome.games, 'game')}, " if outcome.games > 1 else ""
+            print(f"{label}: the host hung up after {games}{plural(outcome.turns, 'turn')}{scores}")
 
     react(lambda reactor: ensureDeferred(run(reactor)))
 

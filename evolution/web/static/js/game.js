@@ -1,7 +1,7 @@
 // The page of one game (/games/ID): live while it runs, then its result and its replay.
 
 import { lines, table } from "./board.js";
-import { clock, fill, h, nameOf, note, ordinal, section, shown, stepName } from "./dom.js";
+import { clock, fill, h, nameOf, note, ordinal, plural, section, shown, stepName } from "./dom.js";
 import { follow, getJSON, pageSubject, status } from "./live.js";
 import { Replay } from "./replay.js";
 
@@ -37,9 +37,9 @@ function result(game) {
         nameOf(player.name),
         player.removed
           ? h("span", { class: "reason" }, `removed in turn ${player.removed.turn} (${stepName(player.removed.step)}): ${shown(player.removed.reason)}`)
-          : h("span", { class: "score" }, `${player.score} pts`),
-        player.points !== undefined ? h("span", { class: "points" }, `${player.points} tournament pts`) : null))),
-    h("p", { class: "note" }, `${game.turns} turns · ${game.deck === "sorted" ? "sorted deck" : `deck shuffled with seed ${game.seed}`} · ended ${clock(game.ended_at)}`));
+          : h("span", { class: "score" }, plural(player.score, "pt", "pts")),
+        player.points !== undefined ? h("span", { class: "points" }, `${plural(player.points, "tournament pt", "tournament pts")}`) : null))),
+    h("p", { class: "note" }, `${plural(game.turns, "turn")} · ${game.deck === "sorted" ? "sorted deck" : `deck shuffled with seed ${game.seed}`} · ended ${clock(game.ended_at)}`));
 }
 
 async function showFinished(game) {

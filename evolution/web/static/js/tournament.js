@@ -65,7 +65,7 @@ function roundTable(tournament) {
           const { game, player } = cell;
           return h("td", {}, h("a", { href: `/games/${game.id}`, title: `game ${game.id}` },
             game.status === "running" ? "playing…" : placeOf(player),
-            player.points !== undefined ? h("span", { class: "muted" }, ` · ${player.points} pts`) : null));
+            player.points !== undefined ? h("span", { class: "muted" }, ` · ${plural(player.points, "pt", "pts")}`) : null));
         }),
         h("td", {}, h("b", {}, row.points))))))));
 }
