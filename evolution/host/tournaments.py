@@ -22,7 +22,9 @@ tournament "interrupted".
 
 Logged: a line when the tournament and each round begin, a progress line
 each time a game ends (round k of n, games done and running), a one-line
-summary after each round, and the winners.
+summary after each round, and the winners. At the end, or when the host
+stops, one line says the players still in are hung up on: the host's own
+hang-ups are no failure of theirs (``HostProtocol.close`` tells nobody).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from twisted.logger import Logger
 from evolution.host.games import GameOutcome, GameRunner, Seating, now
 from evolution.host.records import EntrantRecord, GameRecord, RoundRecord, TournamentRecord
 from evolution.host.store import round_over, tournament_begun, tournament_over
+from evolution.net.signup import PLAYING
 from evolution.text import escape, plural
 from evolution.tournament.formats import Knockout, Swiss
 from evolution.tournament.manager import TournamentManager
@@ -104,24 +107,36 @@ class TournamentRun:
         return ensureDeferred(self.manager.run()).addCallback(lambda _: self._over())
 
     def stop(self) -> None:
-        """The host is stopping: store the tournament as interrupted (its finished games are stored)."""
+        """The host is stopping: store the tournament as interrupted (its finished games are stored).
+
+        The players waiting between games are hung up on now; those in a game, when the game
+        runner stops it (it is stored as aborted).
+        """
         if self.status == "running":
             self.status = "interrupted"
             self.manager.stop()
             self.writer.write(tournament_over(self.id, self.status, now(), self.entrant_records()))
-            log.info("tournament {id} interrupted in round {round}: the host is stopping", id=self.id,
-                     round=self.manager.round)
+            still_in = [entrant for entrant in self.entrants if entrant.active]
+            log.info(
+                "tournament {id} interrupted in round {round}: the host is stopping; hanging up on {players} "
+                "still in", id=self.id, round=self.manager.round, players=plural(len(still_in), "player"),
+            )
+            for entrant in still_in:
+                if entrant.handle.state != PLAYING:
+                    entrant.handle.close()
 
     def _over(self) -> TournamentRecord:
         if self.status == "running":
             self.status = "finished"
             self.writer.write(tournament_over(self.id, self.status, now(), self.entrant_records()))
             winners = self.manager.winners
+            still_in = sum(1 for entrant in self.entrants if entrant.active)
             log.info(
-                "tournament {id} is over after {rounds}: {winners}; {failed} failed",
+                "tournament {id} is over after {rounds}: {winners}; {failed} failed; hanging up on {players} "
+                "still in",
                 id=self.id, rounds=plural(self.manager.round, "round"),
                 winners=("won by " + ", ".join(repr(escape(w.name)) for w in winners)) if winners else "no winner",
-                failed=sum(1 for e in self.entrants if e.failure),
+                failed=sum(1 for e in self.entrants if e.failure), players=plural(still_in, "player"),
             )
         for entrant in self.entrants:
             entrant.handle.close()
@@ -138,7 +153,7 @@ class TournamentRun:
             self.round_games.append(outcome.record.id)
             self._progress(round)
             for entrant in game:
-                if entrant.failure is None:
+                if entrant.failure is None and self.status == "running":
                     entrant.handle.wait(lambda reason, entrant=entrant: self._failed_waiting(entrant, reason))
                 else:
                     entrant.handle.close()
@@ -165,7 +180,7 @@ class TournamentRun:
 
     def _failed_waiting(self, entrant: Entrant, reason: str) -> None:
         """A player between games sent something or hung up: out for good."""
-        if entrant.failure is None and entrant.active:
+        if entrant.failure is None and entrant.active and self.status == "running":
             entrant.fail(self.manager.round, reason)
             log.info(
                 "tournament {id}: {name!r} is out: {reason}", id=self.id, name=escape(entrant.name),

@@ -186,6 +186,8 @@ class HostProtocol(JSONStreamProtocol):
         self.wait(lambda reason: self.factory.leave(self, reason))
 
     def close(self) -> None:
+        """The host hangs up: whoever held the connection while it waited hears nothing of it (it knows)."""
+        self._on_waiting_failure = None
         self._cancel_deadline()
         super().close()
 
