@@ -15,11 +15,14 @@ remove every player.
 
 from __future__ import annotations
 
+import os
 import sys
+from pathlib import Path
 from typing import Any, NoReturn
 
 from twisted.python import usage
 
+from evolution import __version__
 from evolution.net.endpoints import EndpointError, EndpointUnavailable, check_server
 from evolution.net.signup import DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_REPLY, DEFAULT_NUMBER_GRACE, SIGNUP_MAX_BYTES
 from evolution.rules.dealer import MAX_PLAYERS, MIN_PLAYERS
@@ -139,7 +142,8 @@ class Options(usage.Options):
         "up, or at the end of a period with at least --min-signups; the players of each round are split "
         "into games of MIN-MAX (MAX must be at least 2*MIN-1); every game of a round runs at once; "
         "players that go on get the next game's start on the same connection. It stops after "
-        "--tournaments tournaments (see evolution-results --tournaments)."
+        "--tournaments tournaments (see evolution-results --tournaments). It runs in the foreground only: "
+        "twistd -n evolution [options]."
     )
     optParameters = [
         ["players", None, "3-8", f"players per game, MIN-MAX within {MIN_PLAYERS}..{MAX_PLAYERS}"],
@@ -175,6 +179,14 @@ class Options(usage.Options):
         ["parallel-choose", None, "ask choose of every player at once (default: one at a time, as the course server)"],
         ["tell-removed", None, "send a removed player [\"removed\", reason] before hanging up (default: just hang up)"],
     ]
+
+    def opt_version(self) -> NoReturn:
+        """Print the host's version, and Twisted's and Python's, and exit."""
+        import twisted
+
+        print(f"twistd evolution (evolution-host) {__version__}; Twisted {twisted.__version__}, Python "
+              f"{sys.version.split()[0]}")
+        raise SystemExit(0)
 
     def postOptions(self) -> None:
         self["min_players"], self["max_players"] = parse_players(self["players"])
@@ -243,12 +255,45 @@ class Options(usage.Options):
 
 
 class TwistdOptions(Options):
-    """``Options`` as the twistd plugin parses them: a problem ends the process with one line."""
+    """``Options`` as the twistd plugin parses them: a problem ends the process with one line.
+
+    It also checks what twistd's own options (``self.parent``, parsed already) ask
+    for, before twistd acts on them: the host runs in the foreground only (``-n``),
+    and a pid file another running process holds is one line, not twistd's five.
+    """
 
     def parseOptions(self, options: list[str] | None = None) -> None:
         try:
             super().parseOptions(options)
+            if self.parent is not None:
+                check_twistd(self.parent)
         except usage.UsageError as error:
             fail(f"{error} (see twistd evolution --help)", USAGE_STATUS)
         except StartupError as error:
             fail(str(error), STARTUP_STATUS)
+
+
+def check_twistd(twistd: Any) -> None:
+    """Refuse to go into the background, and to start beside the live process a pid file names."""
+    if not (twistd.get("nodaemon", True) or twistd.get("debug")):
+        raise usage.UsageError(
+            "the host runs in the foreground only: twistd -n evolution ... (keep it running with nohup, "
+            "tmux or a service manager)"
+        )
+    pid_file = twistd.get("pidfile")
+    holder = _live_pid(pid_file) if pid_file else None
+    if holder is not None:
+        raise StartupError(
+            f"another process ({holder}) holds the pid file {os.path.abspath(pid_file)}: give this host its own "
+            "(twistd -n --pidfile=host2.pid evolution ...) or none (twistd -n --pidfile= evolution ...)"
+        )
+
+
+def _live_pid(path: str) -> int | None:
+    """The process a pid file names, if it is still running (not this one)."""
+    try:
+        pid = int(Path(path).read_text().strip())
+        os.kill(pid, 0)
+    except (OSError, ValueError):  # no file, not a number, no such process (twistd removes a stale file)
+        return None
+    return pid if pid != os.getpid() else None

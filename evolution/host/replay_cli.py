@@ -31,7 +31,7 @@ def check(store: ResultsStore, game_id: int, every: bool = False) -> tuple[int, 
     """(exit status, lines to print) for replaying game ``game_id`` of ``store``."""
     game = store.game(game_id)
     if game is None:
-        return 1, [f"no game #{game_id} in the results database"]
+        return 1, [f"no game #{game_id} in {store.path or 'the results database'}"]
     if not game.finished:
         return 1, [f"game #{game_id} was {game.outcome}: only finished games can be replayed"]
     log = store.game_log(game_id)
@@ -61,6 +61,8 @@ def main(argv: list[str] | None = None) -> int:
     except StoreError as error:
         print(f"evolution-replay: {error}", file=sys.stderr)
         return 1
+    if status:
+        lines[0] = f"evolution-replay: {lines[0]}"
     print("\n".join(lines), file=sys.stdout if status == 0 else sys.stderr)
     return status
 

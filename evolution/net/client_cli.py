@@ -38,17 +38,30 @@ from evolution.text import escape, plural, short
 from evolution.wire.dialects import DIALECTS
 
 
+PLAYER_METHODS = ("start", "choose", "feed_next")
+
+
 def load_strategy(spec: str) -> Any:
-    """A player object for ``silly`` or ``package.module:Class``."""
+    """A player object for ``silly`` or ``package.module:Class``; ``ValueError`` (one sentence) if there is none."""
     if spec in STRATEGIES:
         return STRATEGIES[spec]()
     module_name, _, class_name = spec.partition(":")
     if not class_name:
         raise ValueError(f"unknown strategy {spec!r}: use {', '.join(STRATEGIES)} or module:Class")
     try:
-        return getattr(importlib.import_module(module_name), class_name)()
-    except (ImportError, AttributeError) as error:
+        found = getattr(importlib.import_module(module_name), class_name)
+    except Exception as error:  # whatever importing someone's module raises
         raise ValueError(f"cannot load strategy {spec!r}: {error}") from None
+    if not callable(found):
+        raise ValueError(f"strategy {spec!r} is a {type(found).__name__}, not a class")
+    try:
+        player = found()
+    except Exception as error:
+        raise ValueError(f"strategy {spec!r}: {class_name}() failed: {error}") from None
+    missing = [name for name in PLAYER_METHODS if not callable(getattr(player, name, None))]
+    if missing:
+        raise ValueError(f"strategy {spec!r} is no player: it has no {', '.join(missing)}")
+    return player
 
 
 def _whole_number(text: str, low: int, high: int) -> int:
