@@ -5,10 +5,12 @@ Offers ``SignupConfig``, ``HostProtocol`` (one per connection) and
 
     signing-up   the first JSON value must arrive within the sign-up limits
                  (first byte, then the rest of the value) and fit in
-                 ``SIGNUP_MAX_BYTES``; a string signs the client up ("ok", to
-                 the lobby; later messages may be as long as ``max_bytes``);
-                 anything else closes the connection. When the host takes no
-                 more players the answer is "game full", then close.
+                 ``SIGNUP_MAX_BYTES``; a string, or ``["sign-up", string]``,
+                 signs the client up ("ok", or ``["ok", name]`` to the second
+                 form; to the lobby; later messages may be as long as
+                 ``max_bytes``); anything else closes the connection. When
+                 the host takes no more players the answer is "game full",
+                 then close.
     in-lobby     waiting: for a game, or (in a tournament) for the next one.
                  Whoever holds the connection (``wait(on_failure)``) hears of
                  any message (out of turn), bytes that are not JSON, or a
@@ -24,12 +26,21 @@ order), ``clock``, ``config`` and ``take_lobby()`` (``lobbies.Gathering``).
 
 A connection beyond ``max_connections`` (all states together) is answered
 "game full" and closed at once, before it can cost more than its socket.
-Names are kept exactly as sent, any JSON string (a duplicate gets ``#2``,
-``#3``...); log lines show them through ``evolution.text.short``.
+
+Names (``unique_name``) are any JSON string, kept exactly as sent unless a
+player waiting in the lobby has it already, or it ends in ``#`` and digits:
+then the host appends ``#k``, the smallest k from 2 that no one waiting has
+(``x``, ``x#2``, ``x#3``; a bot that sends ``x#2`` is ``x#2#2``). So a name
+that ends in ``#k`` is always the host's doing, and dropping that ``#k``
+gives the name the bot sent. A bot that signs up with ``["sign-up", name]``
+is told the name it got in the reply, ``["ok", name]``; the plain string
+form keeps the course's bare "ok". Log lines show names through
+``evolution.text.short``.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -56,6 +67,29 @@ whatever bytes it holds (the framing scanner reads about 2 bytes a microsecond a
 DEFAULT_MAX_CONNECTIONS = 4096
 DEFAULT_NUMBER_GRACE = 0.05
 NAME_SHOWN = 64  # characters of a name in a log line
+ASK_NAME = "sign-up"  # ["sign-up", name]: sign up, and be told the name the host gives
+_HOST_SUFFIX = re.compile(r"#[0-9]+\Z")
+_JSON_KINDS = {dict: "an object", list: "an array", bool: "true or false", int: "a number", float: "a number",
+               type(None): "null"}
+
+
+def signup_name(value: Any) -> tuple[str, bool] | None:
+    """The name a sign-up message gives and whether it asks to be told the name it gets; None if it is none."""
+    if isinstance(value, str):
+        return value, False
+    if isinstance(value, list) and len(value) == 2 and value[0] == ASK_NAME and isinstance(value[1], str):
+        return value[1], True
+    return None
+
+
+def unique_name(name: str, taken: set[str]) -> str:
+    """``name``, or ``name#k`` (k from 2 up) if it is taken or ends in ``#`` and digits, as the host's names do."""
+    if name not in taken and not _HOST_SUFFIX.search(name):
+        return name
+    k = 2
+    while f"{name}#{k}" in taken:
+        k += 1
+    return f"{name}#{k}"
 
 
 @dataclass(frozen=True)
@@ -178,11 +212,12 @@ class HostProtocol(JSONStreamProtocol):
         log.info("sign-up from {peer} refused: {reason}", peer=self.peer, reason=escape(reason))
         self.close()
 
-    def signed_up(self, name: str) -> None:
-        """In the lobby as ``name``: answer "ok"; later messages may be as long as ``max_bytes``."""
+    def signed_up(self, name: str, tell: bool = False) -> None:
+        """In the lobby as ``name``: answer "ok" (``["ok", name]`` with ``tell``); later messages may be longer."""
         self.name = name
         self.set_max_bytes(self.factory.config.max_bytes)
-        self.sendMessage(self.factory.config.signup_reply)
+        reply = self.factory.config.signup_reply
+        self.sendMessage([reply, name] if tell else reply)
         self.wait(lambda reason: self.factory.leave(self, reason))
 
     def close(self) -> None:
@@ -228,27 +263,22 @@ class SignupFactory(ServerFactory):
             connection.state = CLOSED
             connection.close()
             return
-        if not isinstance(value, str):
-            connection.refuse(f"the sign-up is not a JSON string but {type(value).__name__}")
+        signup = signup_name(value)
+        if signup is None:
+            what = _JSON_KINDS.get(type(value), type(value).__name__)
+            connection.refuse(f'the sign-up is neither a JSON string nor ["{ASK_NAME}", name] but {what}')
             return
-        connection.signed_up(self._unique(value))
+        sent, tell = signup
+        connection.signed_up(unique_name(sent, {waiting.name for waiting in self.lobby}), tell)
         self.lobby.append(connection)
         log.info(
-            "signed up '{name}' from {peer} ({count} waiting)",
+            "signed up '{name}'{sent} from {peer} ({count} waiting)",
             name=short(connection.name, NAME_SHOWN),
+            sent="" if sent == connection.name else f" (it sent '{short(sent, NAME_SHOWN)}', taken or of the host's form)",
             peer=connection.peer,
             count=len(self.lobby),
         )
         self.policy.joined()
-
-    def _unique(self, name: str) -> str:
-        taken = {connection.name for connection in self.lobby}
-        if name not in taken:
-            return name
-        k = 2
-        while f"{name}#{k}" in taken:
-            k += 1
-        return f"{name}#{k}"
 
     def leave(self, connection: HostProtocol, reason: str) -> None:
         if connection in self.lobby:
