@@ -104,6 +104,10 @@ HELP = " (see twistd evolution --help)"
          "--port 'tcp:abc' is not an endpoint such as tcp:45678: the port must be a whole number, not 'abc'" + HELP),
         (["--port", "tcp:0:backlog=many"], 2, "--port 'tcp:0:backlog=many' is not an endpoint such as tcp:45678: "
          "the backlog must be a whole number, not 'many'" + HELP),
+        (["--tournament", "knockout", "--final-tiebreak", "toss"], 2,
+         "--final-tiebreak takes co-winners or playoff, not 'toss'" + HELP),
+        (["--tournament", "swiss", "--final-tiebreak", "playoff"], 2,
+         "--final-tiebreak goes with --tournament knockout (only a knockout has a final)" + HELP),
         (["--port", "tcp:0:bogus=1"], 2,
          "--port 'tcp:0:bogus=1' is not an endpoint such as tcp:45678: a tcp: endpoint takes no option bogus=" + HELP),
     ],

@@ -216,7 +216,8 @@ def tournament_demo(port: int, db: Path, log: Path, args: Any) -> None:
 
 
 ROUND_LINE = re.compile(
-    r"\] (tournament \d+ (?:round \d+(?: of [^:]*)?: \d+ games?, \d+ players?$|round \d+: .*|is over.*))"
+    r"\] (tournament \d+ (?:round \d+(?: of [^:]*)?: \d+ games?, \d+ players?(?: \(play-off .*\))?$"
+    r"|round \d+: .*|is over.*))"
 )
 
 

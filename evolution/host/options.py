@@ -26,6 +26,7 @@ from evolution import __version__
 from evolution.net.endpoints import EndpointError, EndpointUnavailable, check_server
 from evolution.net.signup import DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_REPLY, DEFAULT_NUMBER_GRACE, SIGNUP_MAX_BYTES
 from evolution.rules.dealer import MAX_PLAYERS, MIN_PLAYERS
+from evolution.tournament.standings import FINAL_TIEBREAKS, PLAYOFFS
 from evolution.text import short
 from evolution.wire.dialects import DIALECTS
 from evolution.jsonwire.framing import DEFAULT_MAX_DEPTH
@@ -173,6 +174,9 @@ class Options(usage.Options):
         _whole("max-signups", "with --tournament: sign-up ends at once with this many"),
         _whole("rounds", f"with --tournament swiss: rounds to play (default {SWISS_ROUNDS})"),
         _whole("tournaments", "with --tournament: stop after this many tournaments"),
+        ["final-tiebreak", None, "co-winners", "with --tournament knockout: players tied for first in the final "
+         f"are co-winners (as the course's reference), or with playoff play again, at most {PLAYOFFS} times, the "
+         "final's best runners-up filling the game without counting"],
     ]
     optFlags = [
         ["send-scores", None, "send the final score message [[id, score], ...] before closing"],
@@ -211,6 +215,12 @@ class Options(usage.Options):
 
     def _check_tournament(self) -> None:
         mode = self["tournament"]
+        if self["final-tiebreak"] not in FINAL_TIEBREAKS:
+            raise usage.UsageError(
+                f"--final-tiebreak takes {' or '.join(FINAL_TIEBREAKS)}, not {_quote(self['final-tiebreak'])}"
+            )
+        if mode != "knockout" and self["final-tiebreak"] != FINAL_TIEBREAKS[0]:
+            raise usage.UsageError("--final-tiebreak goes with --tournament knockout (only a knockout has a final)")
         if mode is None:
             given = [name for name in TOURNAMENT_ONLY if self[name] not in (None, WHOLE_NUMBERS[name][0])]
             if given:

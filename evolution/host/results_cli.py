@@ -5,10 +5,12 @@ removed), or with ``--json`` a JSON list of games, each with a ``players``
 list. ``--tournaments`` lists the tournaments instead, one line each (with
 ``--json``: a list of objects with ``id``, ``format``, ``status``
 finished|interrupted|empty|running, ``winners`` (names), ``failures``
-(``name``, ``reason``), ``games`` (ids), ``standings`` (``name``, ``rank``,
-``points``, and in Swiss ``rating`` and ``rating_sigma``), as
-``TournamentRecord.to_json`` makes them); ``--tournament ID`` prints one as
-a table: its rounds with their summaries, then the standings.
+(``name``, ``reason``), ``games`` (ids), ``ranked_by`` (what the standings
+compare, in order), ``standings`` (``name``, ``rank``, and in Swiss
+``points``, ``rating``, ``rating_sigma``, ``ordinal``; in a knockout
+``reached``, ``place``, ``score``), as ``TournamentRecord.to_json`` makes
+them); ``--tournament ID`` prints one as a table: its rounds with their
+summaries, then what ranks the standings, then the standings.
 
 Names and reasons are stored as the bots sent them; the tables show them
 through ``evolution.text`` (escaped, names cut to 20 characters) and the
@@ -22,7 +24,7 @@ import sys
 from typing import Sequence
 
 from evolution.cli import ArgumentParser, quiet_broken_pipe
-from evolution.host.records import TournamentRecord
+from evolution.host.records import EntrantRecord, TournamentRecord
 from evolution.host.store import GameRecord, ResultsStore, SeatRecord, StoreError, reading
 from evolution.text import escape, plural, short
 
@@ -61,19 +63,39 @@ def format_tournament_line(tournament: TournamentRecord) -> str:
     )
 
 
+def ranked_by(tournament: TournamentRecord) -> str:
+    """The line that says what the standings compare, in order."""
+    return f"ranked by {', then '.join(tournament.ranked_by)}; equal ranks are ties; failures last, unranked"
+
+
+def _knockout_columns(entrant: EntrantRecord) -> str:
+    reached = "-" if entrant.reached is None else f"round {entrant.reached}"
+    place, score = ("-" if value is None else str(value) for value in (entrant.place, entrant.score))
+    return f"  {reached:>8}  {place:>5}  {score:>5}"
+
+
+def _swiss_columns(entrant: EntrantRecord) -> str:
+    if entrant.rating_mu is None or entrant.rating_sigma is None:
+        return f"  {entrant.points:>6}"
+    mu, sigma = entrant.rating_mu, entrant.rating_sigma
+    return f"  {entrant.points:>6}  {mu:6.2f} +- {sigma:4.2f}  {mu - 3 * sigma:9.2f}"
+
+
+COLUMNS = {"knockout": ("   reached  place  score", _knockout_columns),
+           "swiss": ("  points  rating          mu-3sigma", _swiss_columns)}
+
+
 def format_tournament(tournament: TournamentRecord) -> str:
-    """``--tournament ID``: the header, each round's summary, the standings."""
+    """``--tournament ID``: the header, each round's summary, the standings with what ranks them."""
     lines = [format_tournament_line(tournament), ""]
     for round in tournament.rounds:
         games = ", ".join(f"#{game}" for game in round.games)
         lines.append(f"  round {round.round}: {escape(round.summary)}  (games {games or '-'})")
-    swiss = tournament.format == "swiss"
-    lines += ["", "  rank  name                  points" + ("  rating" if swiss else "")]
+    heading, columns = COLUMNS.get(tournament.format, COLUMNS["knockout"])
+    lines += ["", f"  {ranked_by(tournament)}", f"  rank  {'name':<{NAME_WIDTH}}{heading}"]
     for entrant in tournament.standings():
         rank = "-" if entrant.rank is None else str(entrant.rank)
-        row = f"  {rank:>4}  {short(entrant.name, NAME_WIDTH):<{NAME_WIDTH}}  {entrant.points:>6}"
-        if swiss and entrant.rating_mu is not None:
-            row += f"  {entrant.rating_mu:6.2f} +- {entrant.rating_sigma:.2f}"
+        row = f"  {rank:>4}  {short(entrant.name, NAME_WIDTH):<{NAME_WIDTH}}{columns(entrant)}"
         if entrant.winner:
             row += "  winner"
         if entrant.failure is not None:

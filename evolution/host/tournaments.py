@@ -42,7 +42,7 @@ from evolution.net.signup import PLAYING
 from evolution.text import escape, plural
 from evolution.tournament.formats import Knockout, Swiss
 from evolution.tournament.manager import TournamentManager
-from evolution.tournament.standings import Entrant, GameReport, Seat
+from evolution.tournament.standings import PLAYOFFS, Entrant, GameReport, Seat
 
 log = Logger()
 
@@ -55,16 +55,19 @@ class TournamentSettings:
     largest: int = 8
     rounds: int = 5  # Swiss
     seed: int | None = None  # Swiss: the first round's shuffle
+    final_tiebreak: str = "co-winners"  # knockout: or "playoff"
 
     def make_format(self) -> Knockout | Swiss:
         if self.format == "swiss":
             return Swiss(self.smallest, self.largest, self.rounds, self.seed)
-        return Knockout(self.smallest, self.largest)
+        return Knockout(self.smallest, self.largest, self.final_tiebreak)
 
     def recorded(self) -> dict[str, Any]:
-        data = {"players": f"{self.smallest}-{self.largest}"}
+        data: dict[str, Any] = {"players": f"{self.smallest}-{self.largest}"}
         if self.format == "swiss":
             data.update(rounds=self.rounds, seed=self.seed)
+        else:
+            data.update(final_tiebreak=self.final_tiebreak)
         return data
 
 
@@ -169,9 +172,15 @@ class TournamentRun:
         return self.runner.play([entrant.handle for entrant in game], seating).addCallback(settled)
 
     def _annotate(self, record: GameRecord, report: GameReport, game: list[Entrant]) -> GameRecord:
-        """The tournament's view of each seat: which entrant, its points, its rating after the game."""
+        """The tournament's view of each seat: which entrant, its points, its rating after the game.
+
+        A play-off's filler (the game does not count for it) is stored as no entrant, with no points.
+        """
         seats = []
         for seat, entrant in zip(record.players, game):
+            if entrant.filler:
+                seats.append(replace(seat, entrant=None, points=None))
+                continue
             mu, sigma = self.format.rating(entrant)
             seats.append(replace(
                 seat, entrant=entrant.number, points=report.points.get(entrant, 0), rating_mu=mu, rating_sigma=sigma
@@ -196,10 +205,12 @@ class TournamentRun:
         self.games_total, self.games_done = len(games), 0
         self.round_started, self.round_games = now(), []
         players = sum(len(game) for game in games)
+        playoff = getattr(self.format, "playoff", None)
         log.info(
-            "tournament {id} round {round} of {of}: {games}, {players}",
+            "tournament {id} round {round} of {of}: {games}, {players}{what}",
             id=self.id, round=round, of=self._rounds_text(), games=plural(len(games), "game"),
             players=plural(players, "player"),
+            what=f" (play-off {playoff.number} of the tied final, at most {PLAYOFFS})" if playoff else "",
         )
         self.tell("round")
 
@@ -211,8 +222,8 @@ class TournamentRun:
         record = RoundRecord(round, self.round_started, now(), summary, tuple(self.round_games))
         self.rounds.append(record)
         self.writer.write(round_over(self.id, record, self.entrant_records()))
-        for entrant in self.entrants:
-            if entrant.out_round == round:
+        for entrant in self.entrants:  # knocked out now, or a play-off's filler needed no more
+            if entrant.out_round is not None and not entrant.filler:
                 entrant.handle.close()
         self.tell("round")
 
@@ -240,12 +251,21 @@ class TournamentRun:
                 mu, sigma = self.format.rating(leader)
                 text += f"; leader {escape(leader.name)!r} with {plural(leader.points, 'point')} (rating {mu:.1f} +- {sigma:.1f})"
         else:
-            going_on = [e for e in playing if e.active]
-            out = [e for e in playing if e.out_round == round]
-            text += f"; {len(going_on)} {'goes' if len(going_on) == 1 else 'go'} on, {len(out)} knocked out"
+            text += "; " + self._knockout_outcome(round, playing)
         if failed:
             text += f"; {len(failed)} failed: " + ", ".join(repr(escape(e.name)) for e in failed)
         return text
+
+    def _knockout_outcome(self, round: int, playing: list[Entrant]) -> str:
+        """What a knockout round decided: who goes on, who is tied for a play-off, or who won."""
+        format, names = self.format, lambda entrants: ", ".join(repr(escape(e.name)) for e in entrants)
+        if format.done:
+            return f"won by {names(format.winners)}" if format.winners else "no winner"
+        if format.playoff is not None:
+            return f"{names(format.playoff.tied)} tied for first: play-off {format.playoff.number} follows"
+        going_on = [e for e in playing if e.active]
+        out = [e for e in playing if e.out_round == round]
+        return f"{len(going_on)} {'goes' if len(going_on) == 1 else 'go'} on, {len(out)} knocked out"
 
     # -- watching and storing -------------------------------------------------------------------
 
@@ -266,7 +286,8 @@ class TournamentRun:
             mu, sigma = self.format.rating(entrant)
             records.append(EntrantRecord(
                 entrant.number, entrant.name, ranks.get(id(entrant)), entrant.points, mu, sigma,
-                entrant.winner, entrant.failure, entrant.failed_round,
+                entrant.winner, entrant.failure, entrant.failed_round, entrant.last_round, entrant.last_place,
+                entrant.last_score,
             ))
         return records
 
