@@ -8,14 +8,17 @@ NODE_KIT := examples/javascript/node_modules/.installed
 .PHONY: demo demo-games test bench soak local clean
 
 $(STAMP): setup.cfg pyproject.toml
+	@echo "Installing the host and its test tools (Twisted, jsonschema, openskill, pytest, Playwright...) into $(VENV)/;" \
+		"pip is quiet and this takes a minute or so the first time"
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[test]' --config-settings editable_mode=compat
 	touch $(STAMP)
 
 # The JavaScript example bot's one dependency (Ajv); skipped, with a note, where npm is missing.
+# --no-progress: on a terminal npm draws a spinner that stays in the output as stray characters.
 $(NODE_KIT): examples/javascript/package.json examples/javascript/package-lock.json
 	@if command -v npm >/dev/null 2>&1; then \
-		npm ci --prefix examples/javascript --no-audit --no-fund --loglevel=error && touch $@; \
+		npm ci --prefix examples/javascript --no-audit --no-fund --no-progress --loglevel=error && touch $@; \
 	else echo "npm not found: the JavaScript tests will be skipped"; fi
 
 ## demo: a knockout tournament of 20 bot processes on loopback, a line per round, the standings

@@ -164,6 +164,7 @@ from pathlib import Path
 from bench.floor_host import FloorProcess
 from bench.load_analysis import analyse, window_messages
 from bench.load_processes import (
+    ProgressLines,
     SwarmProcess,
     cpu_seconds,
     drain,
@@ -189,19 +190,25 @@ DEFAULT_BOTS = (100, 500, 1000, 2000)
 
 def run_load(bots: int, seconds: float = 20.0, warmup: float = 8.0, players: int = 8, procs: int | None = None,
              host_options: list[str] | None = None, keep: bool = False, profile: Path | None = None,
-             floor: bool = False) -> LoadResult:
+             floor: bool = False, progress: float | None = None) -> LoadResult:
     """Play N bots against a fresh host for a warm-up and a measured window; measure; with ``floor``, then
     the same against the floor host replaying the games the host stored (``run_floor``).
 
     The host's store, log and the bots' records go to a temporary folder, removed at the end unless ``keep``.
+    With ``progress`` (seconds), a line that often says how far the host's run is (``ProgressLines``).
     """
     folder = Path(tempfile.mkdtemp(prefix=f"evolution-load-{bots}-"))
+    ticker = ProgressLines("load", folder / "results.sqlite", progress) if progress else None
     try:
-        result = _run(bots, seconds, warmup, players, procs, list(host_options or []), folder, profile)
+        result = _run(bots, seconds, warmup, players, procs, list(host_options or []), folder, profile, ticker)
+        if ticker is not None:
+            ticker.stop()
         if floor:
             run_floor(result, warmup, folder)
         return result
     finally:
+        if ticker is not None:
+            ticker.stop()
         if keep:
             print(f"load: the host's store and log, and the bots' records, are in {folder}")
         else:
@@ -209,7 +216,7 @@ def run_load(bots: int, seconds: float = 20.0, warmup: float = 8.0, players: int
 
 
 def _run(bots: int, seconds: float, warmup: float, players: int, procs: int | None, host_options: list[str],
-         folder: Path, profile: Path | None) -> LoadResult:
+         folder: Path, profile: Path | None, ticker: ProgressLines | None = None) -> LoadResult:
     procs = procs or (1 if bots <= 500 else 2)
     raise_file_limit(bots + 256)
     result = LoadResult(bots, seconds, players, procs, host_options, folder=str(folder))
@@ -226,6 +233,8 @@ def _run(bots: int, seconds: float, warmup: float, players: int, procs: int | No
         time.sleep(1.0)
         result.rss_idle_kib = memory_kib(host.process.pid)["VmRSS"]
         t0, t1 = start_swarms(swarms, port, bots, procs, warmup, seconds, folder / "bots")
+        if ticker is not None:
+            ticker.window = (t0, t1)
         spy = _profile(profile, host.process.pid, t0, seconds)
         sleep_until(t0)
         overflows_before = listen_overflows()

@@ -5,7 +5,8 @@ From ``/proc``: a process's CPU seconds (``cpu_seconds``), its threads' time run
 (``listen_overflows``); ``raise_file_limit``, ``sleep_until`` and ``percentiles``. The in-process engine's CPU per
 game, in a row (``engine_cpu_per_game``) and in bursts through the window (``engine_until``). The bot processes:
 ``SwarmProcess`` (one ``bench.swarm`` process), ``start_swarms`` (N bots in K processes, and the window agreed with
-them), ``drain`` (until no game runs) and ``stop_host`` (SIGTERM, then kill).
+them), ``drain`` (until no game runs) and ``stop_host`` (SIGTERM, then kill); ``ProgressLines``, a line every
+few seconds while a run lasts.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import json
 import os
 import resource
 import signal
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -193,6 +195,49 @@ def start_swarms(swarms: list[SwarmProcess], port: int, bots: int, procs: int, w
         swarms.append(SwarmProcess(port, first, count, begin, (t0, t1), t1, deadline, Path(f"{out}-{k}.json")))
         first += count
     return t0, t1
+
+
+class ProgressLines:
+    """A line every ``every`` seconds, on a thread, while a load runs: the time so far, the phase, the games stored.
+
+    The games are counted in the host's store (one cheap query, read-only), so
+    nothing of the host or the bots is slowed; ``window`` (T0, T1) names the
+    phases once it is known.
+    """
+
+    def __init__(self, label: str, db: Path, every: float) -> None:
+        self.label, self.db, self.every = label, db, every
+        self.window: tuple[float, float] | None = None
+        self.started = time.time()
+        self.stopped = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        while not self.stopped.wait(self.every):
+            print(f"{self.label}: {time.time() - self.started:.0f} s, {self._phase()}, {self._stored()}", flush=True)
+
+    def _phase(self) -> str:
+        now = time.time()
+        if self.window is None or now < self.window[0]:
+            return "bots signing up and warming up"
+        if now < self.window[1]:
+            return f"measuring ({self.window[1] - now:.0f} s left)"
+        return "waiting for the last games"
+
+    def _stored(self) -> str:
+        try:
+            with sqlite3.connect(f"file:{self.db}?mode=ro", uri=True, timeout=1) as store:
+                count = store.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+        except sqlite3.Error:
+            return "no game stored yet"
+        return f"{count:,} games stored"
+
+    def stop(self) -> None:
+        """No more lines (again: nothing)."""
+        self.stopped.set()
+        if self.thread.is_alive():
+            self.thread.join()
 
 
 def drain(swarms: list[SwarmProcess], t1: float) -> None:

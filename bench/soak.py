@@ -1,6 +1,6 @@
 """``make soak``: 2,000 bots on one host for two minutes; every honest bot kept, every game stored.
 
-``python -m bench.soak [--bots N] [--seconds S] [--warmup W] [--host-option=OPTION ...] [--keep]``
+``python -m bench.soak [--bots N] [--seconds S] [--warmup W] [--host-option=OPTION ...] [--keep] [--progress S]``
 plays the load benchmark's run (``bench.bench_load.run_load``: the same host,
 bots, clock and figures) and then checks what the throughput issue requires
 of a host under load, whatever its speed:
@@ -19,7 +19,8 @@ turned away, not removed from a game: a NOTE line reports them (under load
 they are sign-ups whose first bytes the kernel dropped with a full listen
 queue, which the host then timed out), without failing the soak.
 
-It prints the figures, one line per check, and ``soak: N passed, M failed``;
+While it runs it prints a progress line every 10 s (the time so far, the
+phase, the games stored). It prints the figures, one line per check, and ``soak: N passed, M failed``;
 it exits 1 when a check fails, 0 when all pass. It times nothing that it
 asserts: the checks hold at any speed. It is not part of ``make test``.
 """
@@ -33,6 +34,7 @@ from bench.bench_load import describe, run_load
 
 BOTS = 2000
 SECONDS = 120.0
+PROGRESS = 10.0  # seconds between progress lines: the run lasts minutes
 
 
 HOST_SIDE = ("the silly strategy", "hung up")  # bot errors that are the host's doing, reported elsewhere
@@ -75,9 +77,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--host-option", action="append", default=[], metavar="OPTION",
                         help="one more twistd evolution option")
     parser.add_argument("--keep", action="store_true", help="keep the host's store and log and the bots' records")
+    parser.add_argument("--progress", type=float, default=PROGRESS, metavar="SECONDS",
+                        help=f"a progress line this often (default {PROGRESS:g} s)")
     args = parser.parse_args(argv)
     print(f"soak: {args.bots} bots, {args.warmup:g} s warm-up, {args.seconds:g} s measured", flush=True)
-    result = run_load(args.bots, args.seconds, args.warmup, host_options=args.host_option, keep=args.keep)
+    result = run_load(args.bots, args.seconds, args.warmup, host_options=args.host_option, keep=args.keep,
+                      progress=args.progress)
     print(describe(result))
     outcome = checks(result)
     for passed, text in outcome:

@@ -11,12 +11,15 @@ and the web view (``evolution.web``), which stand on the host.
 
 Start-up problems are one line, never a traceback: a results database that
 cannot be opened ends ``makeService`` with status 1; a port that cannot be
-had ends the start with status 1 (``ListeningService``).
+had ends the start with status 1 (``ListeningService``), said once: in the
+log, and on standard error unless the log is shown there already
+(``log_shown_on_stderr``).
 """
 
 from __future__ import annotations
 
 import gc
+import os
 from typing import Any
 
 from twisted.application import service
@@ -70,6 +73,7 @@ def makeService(options: Options, reactor: Any = None) -> service.MultiService:
     StoreService(writer).setServiceParent(top)
     stop = lambda: reactor.callLater(0, _stop_reactor, reactor)  # noqa: E731
     host = build_host(options, writer, reactor, stop)
+    echo = not log_shown_on_stderr(options.parent)
     lobby = LobbyService(host.factory, host.runner, stop)
     if options["games"] is not None:
         lobby.stop_after(options["games"])
@@ -80,9 +84,24 @@ def makeService(options: Options, reactor: Any = None) -> service.MultiService:
         from evolution.web.service import web_service  # the web view's modules load only when it is asked for
 
         web_service(
-            options["web"], reactor, host.runner, host.factory, options["db"], tournaments=host.tournaments
+            options["web"], reactor, host.runner, host.factory, options["db"], tournaments=host.tournaments,
+            echo=echo,
         ).setServiceParent(top)
     reactor.callWhenRunning(settle_memory)
     endpoint = server_endpoint(reactor, options["port"])
-    ListeningService(endpoint, host.factory, options["port"]).setServiceParent(top)
+    ListeningService(endpoint, host.factory, options["port"], echo).setServiceParent(top)
     return top
+
+
+def log_shown_on_stderr(twistd: Any) -> bool:
+    """True when twistd writes its log to standard output and that is where standard error goes too.
+
+    Then a start-up problem, which twistd's log records, is not written to
+    standard error a second time (``ListeningService``).
+    """
+    if twistd is None or twistd.get("syslog") or twistd.get("logger") or twistd.get("logfile") not in (None, "", "-"):
+        return False
+    try:
+        return os.path.samestat(os.fstat(1), os.fstat(2))
+    except OSError:
+        return False

@@ -5,7 +5,9 @@ text viewer would interpret rather than show (C0 and C1 control codes and
 DEL, line and paragraph separators, bidirectional overrides and isolates,
 other invisible format characters, lone surrogates, a backslash) as a
 visible escape such as ``\\x1b`` or ``\\u202e``, and ``short(text, limit)``,
-which escapes and then cuts to ``limit`` characters with an ellipsis.
+which escapes and then cuts to ``limit`` characters with an ellipsis; and
+``plural(count, word)``, a count with its noun ("1 game", "3 games"), for
+every count a log line or an output shows.
 
 Any JSON string is a valid name: names are stored as sent, losslessly, and
 pass through ``escape`` only on their way to a reader. Escaping is one-to-one
@@ -48,3 +50,8 @@ def short(text: str, limit: int) -> str:
     """``escape(text)``, cut to at most ``limit`` characters with a trailing ellipsis."""
     shown = escape(text)
     return shown if len(shown) <= limit else shown[: limit - 1] + "\u2026"
+
+
+def plural(count: int, word: str, many: str | None = None) -> str:
+    """``count`` and ``word``, in the plural (``many``, by default ``word + "s"``) unless ``count`` is 1."""
+    return f"{count} {word if count == 1 else (many or word + 's')}"

@@ -77,7 +77,7 @@ class ReplayTests(unittest.TestCase):
         rewrite_log(db, record.id, forge)
         run = replay_command(record.id, db)
         self.assertEqual(run.returncode, 1)
-        self.assertRegex(run.stderr.splitlines()[0], rf"^game #{record.id} does not replay: ")
+        self.assertRegex(run.stderr.splitlines()[0], rf"^evolution-replay: game #{record.id} does not replay: ")
         self.assertIn("more differences", run.stderr)
 
     async def test_a_forged_message_to_a_player_is_named_with_its_number_and_seat(self) -> None:
@@ -109,7 +109,7 @@ class ReplayTests(unittest.TestCase):
         host, record = await self.play("--seed", "1")
         db = host.options["db"]
         missing = replay_command(99, db)
-        self.assertEqual((missing.returncode, missing.stderr), (1, "no game #99 in the results database\n"))
+        self.assertEqual((missing.returncode, missing.stderr), (1, f"evolution-replay: no game #99 in {db}\n"))
         with sqlite3.connect(db) as connection:
             connection.execute("UPDATE games SET outcome = 'aborted: the host stopped' WHERE id = ?", (record.id,))
         connection.close()

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
 import socket
 import subprocess
 import sys
+import time
 import unicodedata
 
 import pytest
@@ -98,11 +100,96 @@ HELP = " (see twistd evolution --help)"
         (["--port", "ssl:0:privateKey=missing.pem"], 1,
          "--port 'ssl:0:privateKey=missing.pem': cannot read {cwd}/missing.pem: No such file or directory"),
         (["--port", "unix:/missing/dir/s"], 1, "cannot listen on unix:/missing/dir/s: No such file or directory"),
+        (["--port", "tcp:abc"], 2,
+         "--port 'tcp:abc' is not an endpoint such as tcp:45678: the port must be a whole number, not 'abc'" + HELP),
+        (["--port", "tcp:0:backlog=many"], 2, "--port 'tcp:0:backlog=many' is not an endpoint such as tcp:45678: "
+         "the backlog must be a whole number, not 'many'" + HELP),
+        (["--tournament", "knockout", "--final-tiebreak", "toss"], 2,
+         "--final-tiebreak takes co-winners or playoff, not 'toss'" + HELP),
+        (["--tournament", "swiss", "--final-tiebreak", "playoff"], 2,
+         "--final-tiebreak goes with --tournament knockout (only a knockout has a final)" + HELP),
+        (["--port", "tcp:0:bogus=1"], 2,
+         "--port 'tcp:0:bogus=1' is not an endpoint such as tcp:45678: a tcp: endpoint takes no option bogus=" + HELP),
     ],
 )
 def test_a_start_up_problem_is_one_line_on_stderr(tmp_path, args, status, line):
     result = twistd(tmp_path, "--db", "r.sqlite", *args)
     assert (result.returncode, result.stderr) == (status, f"twistd evolution: {line.format(cwd=tmp_path)}\n")
+
+
+def twistd_as_typed(cwd, *args: str, **popen: object) -> subprocess.Popen:
+    """``twistd ARGS`` as a user types it: twistd's own options (no -n, no --pidfile= unless given)."""
+    return subprocess.Popen([*twistd_command(), *args], cwd=cwd, stdin=subprocess.DEVNULL, text=True, **popen)
+
+
+def test_without_n_the_host_refuses_to_go_into_the_background_in_one_line(tmp_path):
+    pid_file = tmp_path / "host.pid"
+    host = twistd_as_typed(tmp_path, f"--pidfile={pid_file}", "evolution", "--port", "tcp:0:interface=127.0.0.1",
+                           "--db", "r.sqlite", stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        out, err = host.communicate(timeout=60)
+    finally:
+        if pid_file.is_file():  # it went into the background after all: stop it
+            os.kill(int(pid_file.read_text()), signal.SIGTERM)
+    assert (host.returncode, out) == (2, "")
+    assert err == ("twistd evolution: the host runs in the foreground only: twistd -n evolution ... (keep it "
+                   "running with nohup, tmux or a service manager)" + HELP + "\n")
+
+
+def test_a_second_host_in_the_same_folder_is_refused_in_one_line(tmp_path):
+    first = twistd_as_typed(tmp_path, "-n", "--logfile=first.log", "evolution", "--port", "tcp:0:interface=127.0.0.1",
+                            "--db", "r.sqlite")
+    try:
+        while not (tmp_path / "twistd.pid").is_file():
+            assert first.poll() is None, (tmp_path / "first.log").read_text()
+            time.sleep(0.05)
+        second = twistd_as_typed(tmp_path, "-n", "evolution", "--port", "tcp:0:interface=127.0.0.1", "--db", "s.sqlite",
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        out, err = second.communicate(timeout=60)
+    finally:
+        first.terminate()
+        first.wait(timeout=30)
+    assert (second.returncode, out) == (1, "")
+    assert err == (f"twistd evolution: another process ({first.pid}) holds the pid file {tmp_path}/twistd.pid: give "
+                   "this host its own (twistd -n --pidfile=host2.pid evolution ...) or none (twistd -n --pidfile= "
+                   "evolution ...)\n")
+
+
+def test_version_names_the_host_and_twisted(tmp_path):
+    import twisted
+
+    from evolution import __version__
+
+    result = subprocess.run([*twistd_command(), "evolution", "--version"], capture_output=True, text=True, timeout=60,
+                            cwd=tmp_path)
+    assert (result.returncode, result.stderr) == (0, "")
+    assert result.stdout == (f"twistd evolution (evolution-host) {__version__}; Twisted {twisted.__version__}, "
+                             f"Python {sys.version.split()[0]}\n")
+
+
+def test_a_port_clash_is_said_once_on_a_terminal_that_shows_the_log(tmp_path):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        host = twistd_as_typed(tmp_path, "-n", "--pidfile=", "evolution", "--port", f"tcp:{port}:interface=127.0.0.1",
+                               "--db", "r.sqlite", stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        shown, _ = host.communicate(timeout=60)
+    assert host.returncode == 1
+    assert shown.count("cannot listen on") == 1, shown
+    assert f"twistd evolution: cannot listen on tcp:{port}:interface=127.0.0.1: [Errno 98]" in shown
+
+
+def test_a_strategy_that_is_not_a_player_is_one_line_and_status_2():
+    for strategy, line in [
+        ("os:path", "strategy 'os:path' is a module, not a class"),
+        ("collections:OrderedDict", "strategy 'collections:OrderedDict' is no player: it has no start, choose, "
+         "feed_next"),
+    ]:
+        result = subprocess.run([sys.executable, "-m", "evolution.net.client_cli", "--strategy", strategy],
+                                capture_output=True, text=True, timeout=60)
+        assert (result.returncode, result.stdout) == (2, "")
+        assert result.stderr == f"evolution-client: error: {line} (see --help)\n"
 
 
 def test_a_results_database_that_cannot_be_opened_is_one_line_and_status_1(tmp_path):
@@ -188,7 +275,7 @@ def test_sigterm_stops_the_host_cleanly_and_stores_the_running_game_as_aborted(t
             connection.close()
     log = (tmp_path / "host.log").read_text()
     assert "Traceback" not in log and "ReactorNotRunning" not in log
-    assert "games are over" not in log
+    assert "over; stopping" not in log
     [game] = stored_games(tmp_path / "r.sqlite")
     assert game["outcome"] == "aborted: the host stopped"
 

@@ -94,6 +94,8 @@ def test_tournaments_as_json_have_the_documented_fields(tmp_path, capsys):
     assert [(row["name"], row["rank"], row["points"], row["rating"]) for row in tournament["standings"]] == [
         (NASTY, 1, 10, 27.5), ("plain", 2, 5, 25.0), ("x" * 30, None, 0, 22.5),
     ]
+    assert tournament["ranked_by"] == ["points", "the rating mu - 3 sigma"]
+    assert tournament["standings"][0]["ordinal"] == 3.8
 
 
 def test_one_tournament_as_a_table_is_safe_for_a_terminal(tmp_path, capsys):
@@ -105,7 +107,8 @@ def test_one_tournament_as_a_table_is_safe_for_a_terminal(tmp_path, capsys):
     assert lines[0].startswith("tournament #1  swiss     finished")
     assert "round 1: 1 games, 3 players; leader" in lines[2] and "(games #1)" in lines[2]
     [winner] = [line for line in lines if line.endswith("winner")]
-    assert "27.50 +- 7.90" in winner
+    assert "27.50 +- 7.90" in winner and winner.split()[-2] == "3.80"  # mu - 3 sigma, which splits equal points
+    assert "  ranked by points, then the rating mu - 3 sigma; equal ranks are ties; failures last, unranked" in lines
     assert "failed in round 1: invalid reply to choose" in lines[-1]
     assert main(["--db", db, "--tournament", "7"]) == 1
     assert capsys.readouterr().err == f"evolution-results: no tournament #7 in {db}\n"

@@ -170,11 +170,11 @@ def test_an_answer_found_legal_is_not_checked_again_against_the_same_boards_and_
     assert (legal.food_card, legal.grow_body, legal.boards, legal.hand) == (0, action.grow_body, BOARDS, tuple(HAND))
     assert check_action(legal, BOARDS, HAND) is legal
     assert check_action(legal, list(BOARDS), list(HAND)) is legal
-    with pytest.raises(RulesViolation, match="not in the hand of 1 cards"):
+    with pytest.raises(RulesViolation, match="not in the hand of 1 card"):
         check_action(legal, BOARDS, HAND[:1])
     with pytest.raises(RulesViolation, match="board 1 does not exist"):
         check_action(legal, BOARDS[:1], HAND)
-    with pytest.raises(RulesViolation, match="not in the hand of 1 cards"):
+    with pytest.raises(RulesViolation, match="not in the hand of 1 card"):
         legal_action(action, BOARDS, HAND[:1])
 
 

@@ -149,12 +149,14 @@ def test_real_games_cover_every_message_the_host_sends():
 
 def test_signup_and_its_reply():
     assert read_signup("good guy") == "good guy"
+    assert read_signup(["sign-up", "good guy"]) == "good guy"
     assert read_signup_reply("ok") == "ok"
+    assert read_signup_reply(["ok", "good guy#2"]) == ["ok", "good guy#2"]
     assert read_signup_reply("game full") == "game full"
     assert read_signup_reply("ack") == "ack", "other hosts answer ack; schemas/README.md says accept both"
     with pytest.raises(WireError) as raised:
         read_signup(["good guy"])
-    assert str(raised.value) == 'signup: ["good guy"] is not a string'
+    assert str(raised.value) == 'signup: ["good guy"] is none of: a string (the name), ["sign-up", name]'
 
 
 # -- Action4: the rules-level checks -------------------------------------------------------

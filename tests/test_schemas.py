@@ -68,7 +68,7 @@ def deep(levels: int, inner=0):
 
 
 DEEP = deep(5000)
-DEEP_SHOWN = re.compile(r"^\[\[\[\[.*\.\.\..*\]\]\]\] is not (an integer|a string|a trait .*)$")
+DEEP_SHOWN = re.compile(r"^\[\[\[\[.*\.\.\..*\]\]\]\] is (not (an integer|a string|a trait .*)|none of: .*)$")
 
 ME = [["id", 1], ["species", [sp()]], ["bag", 0]]
 
@@ -89,11 +89,13 @@ MALFORMED = [
     ("seed002/feed-next", ["feed", 1, [[sp()]], [["id", 1], ["species", [sp()]], ["bag", -1]]],
      "feed-next.player.bag", "-1 is less than 0"),
     # wrong types
-    ("signup", 3, "signup", "3 is not a string"),
-    ("signup", None, "signup", "null is not a string"),
-    ("signup-reply", "okay", "signup-reply", '"okay" is not one of "ok", "ack", "game full"'),
-    ("signup-reply", "Ack", "signup-reply", '"Ack" is not one of "ok", "ack", "game full"'),
-    ("signup-reply", ["ok"], "signup-reply", '["ok"] is not one of "ok", "ack", "game full"'),
+    ("signup", 3, "signup", "3 is none of: a string (the name), [\"sign-up\", name]"),
+    ("signup", None, "signup", "null is none of: a string (the name), [\"sign-up\", name]"),
+    ("signup", ["sign-up", "a", "b"], "signup", '["sign-up", "a", "b"] is none of: a string (the name), ["sign-up", name]'),
+    ("signup-reply", "okay", "signup-reply", '"okay" is none of: "ok", "ack" or "game full", ["ok" or "ack", name]'),
+    ("signup-reply", "Ack", "signup-reply", '"Ack" is none of: "ok", "ack" or "game full", ["ok" or "ack", name]'),
+    ("signup-reply", ["ok"], "signup-reply", '["ok"] is none of: "ok", "ack" or "game full", ["ok" or "ack", name]'),
+    ("signup-reply", ["game full", "x"], "signup-reply.reply", '"game full" is not a reply (one of "ok", "ack")'),
     ("start", {"bag": 0}, "start", '{"bag": 0} is not an array'),
     ("start", start(wh="0"), "start.watering-hole", '"0" is not an integer'),
     ("feed-next", feed(bag=True), "feed-next.bag", "true is not an integer"),
@@ -261,9 +263,12 @@ def test_errors_lists_every_violation():
 VALID = [
     ("signup", ""),
     ("signup", "good guy"),
+    ("signup", ["sign-up", "good guy"]),
     ("signup-reply", "ok"),
     ("signup-reply", "game full"),
     ("signup-reply", "ack"),
+    ("signup-reply", ["ok", "good guy#2"]),
+    ("signup-reply", ["ack", "good guy"]),
     ("start", start(hand=[])),
     ("start", start(hand=[[-8, "carnivore"], [8, "carnivore"], [-3, "warning-call"], [3, "ambush"]])),
     ("start", start(boards=[sp(food=7, body=7, population=7, traits=["fat-tissue", "horns", "carnivore"], fat_food=7)])),

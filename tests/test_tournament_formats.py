@@ -13,7 +13,7 @@ from builders import Faulty
 from evolution.games.evolution.rules.local import run_locally
 from evolution.games.evolution.rules.silly import SillyPlayer
 from evolution.tournament.allocation import allocate, check_sizes
-from evolution.tournament.formats import Knockout, Swiss
+from evolution.tournament.formats import PLAYOFFS, Knockout, Swiss
 from evolution.tournament.local import LocalReferee
 from evolution.tournament.manager import TournamentManager
 from evolution.tournament.scoring import places, points
@@ -138,10 +138,55 @@ def test_failing_players_are_out_for_good_and_listed_last_with_their_reason():
     assert referee.rounds[1] == [[7, 14, 17]]  # 7 won the first game once 8 was removed
 
 
-def test_a_final_whose_players_all_fail_has_no_winner():
+def test_a_final_whose_players_all_fail_has_no_winner_and_nobody_ranked_first():
     referee = Scripted(fail={2: {6, 8, 9}})
-    _, winners = run(Knockout(3, 8), 9, referee)
+    manager, winners = run(Knockout(3, 8), 9, referee)
     assert winners == []
+    standings = manager.standings()
+    assert [(rank, e.name) for rank, e in standings[:2]] == [(2, "p5"), (3, "p7")]  # knocked out in round 1
+    assert [rank for rank, e in standings if e.failure] == [None, None, None]
+
+
+def by_round(referee: Scripted, scores: dict[int, dict[int, int]], otherwise: int = 0):
+    """A score rule: ``scores[round][number]`` in the round the referee is playing."""
+    return lambda entrant, game: scores.get(len(referee.rounds), {}).get(entrant.number, otherwise)
+
+
+def test_a_tied_final_plays_a_play_off_with_a_filler_whose_result_does_not_count():
+    referee = Scripted()
+    referee.score = by_round(referee, {1: {1: 5, 2: 5, 3: 1}, 2: {1: 2, 2: 4, 3: 9}})
+    manager, winners = run(Knockout(3, 5, final_tiebreak="playoff"), 3, referee)
+    assert referee.rounds == [[[1, 2, 3]], [[1, 2, 3]]]  # the final, then the play-off: p1 and p2, p3 to fill
+    assert names(winners) == ["p2"]
+    assert [(rank, e.name, e.out_round) for rank, e in manager.standings()] == [
+        (1, "p2", None), (2, "p1", 2), (3, "p3", 1)
+    ]
+    filler = manager.entrants[2]
+    assert (filler.games, filler.last_round, filler.last_place, filler.last_score, filler.filler) == (1, 1, 3, 1, False)
+
+
+def test_a_play_off_is_played_again_while_tied_then_the_tied_are_co_winners():
+    referee = Scripted(score=lambda entrant, game: 1 if entrant.number == 3 else 5)
+    manager, winners = run(Knockout(3, 5, final_tiebreak="playoff"), 3, referee)
+    assert len(referee.rounds) == 1 + PLAYOFFS
+    assert names(winners) == ["p1", "p2"]
+    assert [rank for rank, _ in manager.standings()] == [1, 1, 3]
+
+
+def test_a_play_off_of_enough_tied_players_needs_no_filler_and_the_default_is_co_winners():
+    tie = lambda entrant, game: 1 if entrant.number == 4 else 5  # noqa: E731
+    assert names(run(Knockout(3, 8), 4, Scripted(score=tie))[1]) == ["p1", "p2", "p3"]
+    referee = Scripted()
+    referee.score = by_round(referee, {1: {1: 5, 2: 5, 3: 5, 4: 1}, 2: {1: 1, 2: 3, 3: 3}, 3: {1: 9, 2: 7, 3: 2}})
+    manager, winners = run(Knockout(3, 8, final_tiebreak="playoff"), 4, referee)
+    assert referee.rounds[1:] == [[[1, 2, 3]], [[2, 3, 1]]]  # then p2 and p3, with p1 (out in round 2) to fill
+    assert names(winners) == ["p2"]
+    assert [(rank, e.name) for rank, e in manager.standings()] == [(1, "p2"), (2, "p3"), (3, "p1"), (4, "p4")]
+
+
+def test_a_final_tiebreak_is_co_winners_or_playoff():
+    with pytest.raises(ValueError, match="a final's tie-break is co-winners or playoff, not 'toss'"):
+        Knockout(3, 8, final_tiebreak="toss")
 
 
 def test_a_first_round_in_which_everyone_fails_ends_with_no_winner():

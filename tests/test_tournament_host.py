@@ -105,6 +105,37 @@ class KnockoutTests(TournamentCase):
         turns = {name: sum(g.turns for g in games if name in [s.name for s in g.players]) for name in names}
         self.assertEqual([outcome.turns for outcome in outcomes], [turns[name] for name in names])
 
+    async def test_knockout_standings_say_what_ranks_them_and_show_that_not_points(self) -> None:
+        host = new_host(self, *knockout(10, "--seed", "10"))
+        store, tournament, _ = await self.play(host, [f"k{k:02}" for k in range(1, 11)])
+        summary = tournament.to_json()
+        self.assertEqual(summary["ranked_by"], ["winners first", "the round reached", "the place in that round's game",
+                                                "the score in it"])
+        rows = summary["standings"]
+        self.assertEqual({tuple(row) for row in rows}, {("name", "rank", "reached", "place", "score")})
+        keys = [(row["name"] not in summary["winners"], -row["reached"], row["place"], -row["score"]) for row in rows]
+        self.assertEqual(keys, sorted(keys))  # the order is what ranked_by says
+        for (key, row), (next_key, next_row) in zip(zip(keys, rows), zip(keys[1:], rows[1:])):
+            self.assertEqual(row["rank"] == next_row["rank"], key == next_key)
+        self.assertEqual(host.tournaments.runs[-1].record().to_json()["standings"], rows)  # live, as stored
+
+    async def test_a_tied_final_is_played_off_with_final_tiebreak_playoff(self) -> None:
+        host = new_host(self, *knockout(3, "--deck", "sorted", "--final-tiebreak", "playoff"))
+        store, tournament, _ = await self.play(host, ["a", "b", "c"])
+        final, playoff = store.games(tournament.id)[:2]
+        best = max(seat.score for seat in final.players)
+        tied = [seat.name for seat in final.players if seat.score == best]
+        [filler] = [seat.name for seat in final.players if seat.score < best]  # the sorted deck ties two of three
+        self.assertEqual([seat.name for seat in playoff.players], sorted(tied) + [filler])
+        self.assertEqual([(seat.entrant, seat.points) for seat in playoff.players if seat.name == filler], [(None, None)])
+        summary = tournament.to_json()
+        self.assertEqual(summary["settings"]["final_tiebreak"], "playoff")
+        self.assertTrue(set(summary["winners"]) <= set(tied))
+        self.assertEqual(summary["standings"][-1]["name"], filler)  # its result in the play-off did not count
+        self.assertEqual(summary["standings"][-1]["reached"], 1)
+        self.assertIn("tied for first: play-off 1 follows", tournament.rounds[0].summary)
+        self.assertEqual(host.tournaments.runs[-1].record().to_json()["standings"], summary["standings"])
+
     async def test_failing_bots_are_out_for_good_and_listed_with_their_reasons(self) -> None:
         host = new_host(self, *knockout(17, "--seed", "17"))
         names = [f"bot{k:02}" for k in range(1, 18)]
@@ -247,6 +278,11 @@ class SwissTests(TournamentCase):
         ranked = [row for row in summary["standings"] if row["rank"] is not None]
         self.assertEqual([row["points"] for row in ranked], sorted((r["points"] for r in ranked), reverse=True))
         self.assertEqual(summary["winners"], [row["name"] for row in ranked if row["rank"] == 1])
+        # Equal points are split by the rating's mu - 3 sigma ("ordinal"), which the standings name and show.
+        self.assertEqual(summary["ranked_by"], ["points", "the rating mu - 3 sigma"])
+        keys = [(-row["points"], -row["ordinal"]) for row in ranked]
+        self.assertEqual(keys, sorted(keys))
+        self.assertTrue(all(abs(row["ordinal"] - (row["rating"] - 3 * row["rating_sigma"])) < 0.005 for row in ranked))
 
 
 class TellRemovedBetweenGamesTests(TournamentCase):

@@ -154,6 +154,9 @@ class BrowserTests(unittest.TestCase):
                 for name in names[:7]:
                     self.assertIn(name, standings)
                 self.assertRegex(standings, r"\d+\.\d\d ± \d+\.\d\d")  # ratings
+                self.assertIn("Ranked by points, then the rating mu - 3 sigma; equal ranks are ties; failures last, "
+                              "unranked.", standings)
+                self.assertIn("μ − 3σ", standings)
                 self.assertIn("player 3 failed in round 1: chose a card it does not hold", text(tournament, "main"))
                 page.check(self)
 
@@ -166,6 +169,11 @@ class BrowserTests(unittest.TestCase):
                 self.assertEqual(tournament.locator(".bracket .round").count(), 2)
                 self.assertGreater(tournament.locator(".bracket li.advanced").count(), 0)
                 self.assertIn("★", text(tournament, ".winners"))
+                standings = tournament.locator(".panel").first.inner_text()
+                self.assertIn("Ranked by winners first, then the round reached, then the place in that round's game, "
+                              "then the score in it;", standings)
+                heads = tournament.locator(".panel").first.locator("thead th").all_inner_texts()
+                self.assertEqual(heads[:5], ["#", "Player", "Reached", "Place", "Score"])  # no points in a knockout
                 page.check(self)
 
                 overview = page.open(host.url("/"))

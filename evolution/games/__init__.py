@@ -130,14 +130,15 @@ class SignupRules:
     """How a connection of a dialect signs up.
 
     ``reply``: what the host answers a good sign-up (None: nothing, as Fish's
-    course server). ``name(value)``: the name the first message gives, or
-    ``ValueError`` with the reason it is refused. ``silent``: the client
+    course server). ``name(value)``: the name the first message gives and
+    whether it asks to be told the name the host gives it (the reply is then
+    ``[reply, name]``), or ``ValueError`` with the reason it is refused. ``silent``: the client
     sends no sign-up message at all; after ``silent_wait`` seconds of
     silence the host names it itself (``peer``, its address).
     """
 
     reply: str | None
-    name: Callable[[Json], str]
+    name: Callable[[Json], tuple[str, bool]]
     silent: bool = False
     silent_wait: float = 2.0
 
@@ -210,6 +211,7 @@ class Game(Protocol):
     dialects: tuple[str, ...]  # the first is the default
     strategies: tuple[str, ...]  # house strategies by name; the first is what a client plays by default
     house: tuple[str, ...]  # the honest house players (evolution-local, evolution-try)
+    player_methods: tuple[str, ...]  # the player interface a strategy of one's own must have
     options: tuple[GameOption, ...]  # the game's own command-line options
 
     def setup(self, options: Mapping[str, Any]) -> GameSetup: ...

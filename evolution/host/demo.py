@@ -2,10 +2,11 @@
 
 Starts ``twistd evolution --tournament knockout`` on a free 127.0.0.1 port
 with a fresh results store, launches 20 ``evolution-client`` processes (the
-silly and builder strategies, and two bots that fail on purpose), prints the
-host's line for each round as it is logged, and then the standings from the
-store. ``--games N`` plays N single games of 8 client processes instead
-(``make demo-games``). The helpers (``free_port``, ``HostProcess``,
+silly and builder strategies, and two bots that fail on purpose), says how
+many have signed up as they do (client processes take a while to start),
+prints the host's line for each round as it is logged, and then the
+standings from the store. ``--games N`` plays N single games of 8 client
+processes instead (``make demo-games``). The helpers (``free_port``, ``HostProcess``,
 ``start_clients``, ``run_clients``) are also what the end-to-end tests and
 the benchmarks use.
 """
@@ -24,6 +25,7 @@ from typing import Any
 from evolution.cli import ArgumentParser
 from evolution.host.results_cli import format_game, format_tournament
 from evolution.host.store import ResultsStore
+from evolution.text import plural
 
 
 def free_port() -> int:
@@ -171,7 +173,7 @@ def play(host: HostProcess, games: int, players: int) -> None:
         started = time.monotonic()
         names = [f"bot-{game}-{seat}" for seat in range(1, players + 1)]
         failed = [r for r in run_clients(host.port, names) if r.returncode != 0]
-        note = f", {len(failed)} clients failed: {failed[0].stderr.strip()}" if failed else ""
+        note = f", {plural(len(failed), 'client')} failed: {failed[0].stderr.strip()}" if failed else ""
         print(f"game {game} of {games}: {players} client processes done in {time.monotonic() - started:.1f} s{note}")
     host.wait()
 
@@ -198,7 +200,7 @@ def tournament_demo(port: int, db: Path, log: Path, args: Any) -> None:
         print(f"web view: http://127.0.0.1:{web}/  (live games, the bracket, replays)")
         print(f"{len(bots)} bots sign up: " + ", ".join(bots))
         clients = start_clients(port, list(bots), bots, args.think)
-        follow(log, host)
+        follow(log, host, SignupProgress(len(bots)))
         wait_for_clients(clients, 60)
         store = ResultsStore.open(db)
         [tournament] = store.tournaments()[:1]
@@ -214,12 +216,30 @@ def tournament_demo(port: int, db: Path, log: Path, args: Any) -> None:
 
 
 ROUND_LINE = re.compile(
-    r"\] (tournament \d+ (?:round \d+(?: of [^:]*)?: \d+ games, \d+ players$|round \d+: .*|is over.*))"
+    r"\] (tournament \d+ (?:round \d+(?: of [^:]*)?: \d+ games?, \d+ players?(?: \(play-off .*\))?$"
+    r"|round \d+: .*|is over.*))"
 )
 
 
-def follow(log: Path, host: HostProcess, limit: float = 600.0) -> None:
-    """Print the host's round lines as they are logged, until the first tournament is over."""
+SIGNUP_LINE = re.compile(r"\] signed up .* \((\d+) waiting\)$")
+
+
+class SignupProgress:
+    """Says how many bots have signed up: at most every ``every`` seconds, and when all have."""
+
+    def __init__(self, total: int, every: float = 2.0) -> None:
+        self.total, self.every = total, every
+        self.shown, self.when = 0, time.monotonic()
+
+    def signed_up(self, count: int) -> None:
+        now = time.monotonic()
+        if count > self.shown and (count >= self.total or now - self.when >= self.every):
+            print(f"sign-up: {count} of {plural(self.total, 'bot')} signed up", flush=True)
+            self.shown, self.when = count, now
+
+
+def follow(log: Path, host: HostProcess, signups: SignupProgress, limit: float = 600.0) -> None:
+    """Print the sign-up count and the host's round lines as they are logged, until the first tournament is over."""
     deadline = time.monotonic() + limit
     seen = 0
     while time.monotonic() < deadline:
@@ -227,6 +247,9 @@ def follow(log: Path, host: HostProcess, limit: float = 600.0) -> None:
             raise RuntimeError(f"the host stopped with status {host.process.returncode}; see {log}")
         lines = log.read_text(errors="replace").splitlines() if log.is_file() else []
         for line in lines[seen:]:
+            signup = SIGNUP_LINE.search(line)
+            if signup:
+                signups.signed_up(int(signup.group(1)))
             match = ROUND_LINE.search(line)
             if match:
                 print(match.group(1), flush=True)

@@ -52,7 +52,7 @@ from evolution.net.game_log import GameLog
 from evolution.net.remote_seat import CallSettings, RemoteSeat
 from evolution.net.signup import CLOSED, HostProtocol
 from evolution.outcomes import GameResult
-from evolution.text import escape
+from evolution.text import escape, plural
 
 log = Logger()
 
@@ -369,10 +369,10 @@ class GameRunner:
             if p.rank
         )
         log.info(
-            "game {game} {outcome} after {turns} turns: {ranking}",
+            "game {game} {outcome} after {turns}: {ranking}",
             game=game.id,
             outcome=escape(outcome),
-            turns=record.turns,
+            turns=plural(record.turns, "turn"),
             ranking=ranking or "nobody left",
         )
         self.games_over += 1

@@ -28,12 +28,14 @@ from typing import Any
 from evolution.cli import ArgumentParser, quiet_broken_pipe
 from evolution.coroutines import run_locally
 from evolution.games import DEFAULT_GAME, GAME_NAMES, Game, game
-from evolution.host.records import EntrantRecord, SeatRecord, TournamentRecord, seat_records
+from evolution.host.records import SeatRecord, TournamentRecord, seat_records
 from evolution.host.results_cli import format_seats, format_standings
+from evolution.host.tournaments import entrant_records
 from evolution.tournament.formats import Knockout, Swiss
 from evolution.tournament.local import LocalReferee
 from evolution.tournament.manager import TournamentManager
 from evolution.tournament.standings import Entrant
+from evolution.text import plural
 
 
 def seat_json(seat: SeatRecord) -> dict[str, Any]:
@@ -136,7 +138,8 @@ def play_games(args: argparse.Namespace, chosen: Game, setup: Any, strategies: l
             rows = [seat_json(seat) for seat in seats]
             print(json.dumps({"game": chosen.name, "seed": seed, "deck": setup.deal(seed), "results": rows}))
         else:
-            print(f"game {number + 1} of {args.games} ({chosen.deal_text(setup.deal(seed), seed)}, {result.turns} turns)")
+            print(f"game {number + 1} of {args.games} ({chosen.deal_text(setup.deal(seed), seed)},"
+                  f" {plural(result.turns, 'turn')})")
             print(format_seats(seats))
 
 
@@ -150,21 +153,16 @@ def play_tournament(args: argparse.Namespace, chosen: Game, setup: Any, strategi
     seed = args.seed if args.seed is not None else random.randrange(2**31)
     manager = TournamentManager(kind, entrants, LocalReferee(seed, chosen.name, setup), _Rounds(args.json))
     run_locally(manager.run())
-    ranks = {id(entrant): rank for rank, entrant in kind.standings(entrants)}
     record = TournamentRecord(
         0, kind.name, "finished", "", None, {"players": f"{smallest}-{largest}", "seed": seed},
-        tuple(
-            EntrantRecord(e.number, e.name, ranks.get(id(e)), e.points, *kind.rating(e), e.winner, e.failure,
-                          e.failed_round)
-            for e in entrants
-        ),
-        game=chosen.name,
+        tuple(entrant_records(kind, entrants)), game=chosen.name,
     )
     if args.json:
         print(json.dumps(record.to_json()))
     else:
         winners = ", ".join(e.name for e in record.winners) or "nobody"
-        print(f"{chosen.title} {kind.name} of {len(entrants)} players, {manager.round} rounds: won by {winners}")
+        print(f"{chosen.title} {kind.name} of {plural(len(entrants), 'player')}, {plural(manager.round, 'round')}:"
+              f" won by {winners}")
         print(format_standings(record))
 
 
@@ -176,7 +174,7 @@ class _Rounds:
 
     def round_begins(self, round: int, games: list) -> None:
         if not self.quiet:
-            print(f"round {round}: {len(games)} games, {sum(len(game) for game in games)} players")
+            print(f"round {round}: {plural(len(games), 'game')}, {plural(sum(len(game) for game in games), 'player')}")
 
     def round_over(self, round: int, reports: list) -> None:
         pass

@@ -15,14 +15,18 @@ remove every player.
 
 from __future__ import annotations
 
+import os
 import sys
+from pathlib import Path
 from typing import Any, NoReturn
 
 from twisted.python import usage
 
+from evolution import __version__
 from evolution.net.endpoints import EndpointError, EndpointUnavailable, check_server
 from evolution.net.signup import DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_REPLY, DEFAULT_NUMBER_GRACE, SIGNUP_MAX_BYTES
 from evolution.games import DEFAULT_GAME, GAME_NAMES, Game, game
+from evolution.tournament.standings import FINAL_TIEBREAKS, PLAYOFFS
 from evolution.jsonwire.framing import DEFAULT_MAX_DEPTH
 from evolution.text import short
 
@@ -143,7 +147,8 @@ class Options(usage.Options):
         "up, or at the end of a period with at least --min-signups; the players of each round are split "
         "into games of MIN-MAX (MAX must be at least 2*MIN-1); every game of a round runs at once; "
         "players that go on get the next game's start on the same connection. It stops after "
-        "--tournaments tournaments (see evolution-results --tournaments)."
+        "--tournaments tournaments (see evolution-results --tournaments). It runs in the foreground only: "
+        "twistd -n evolution [options]."
     )
     optParameters = [
         ["game", None, DEFAULT_GAME, "the game to host: " + ", ".join(GAME_NAMES)],
@@ -178,6 +183,9 @@ class Options(usage.Options):
         _whole("max-signups", "with --tournament: sign-up ends at once with this many"),
         _whole("rounds", f"with --tournament swiss: rounds to play (default {SWISS_ROUNDS})"),
         _whole("tournaments", "with --tournament: stop after this many tournaments"),
+        ["final-tiebreak", None, "co-winners", "with --tournament knockout: players tied for first in the final "
+         f"are co-winners (as the course's reference), or with playoff play again, at most {PLAYOFFS} times, the "
+         "final's best runners-up filling the game without counting"],
     ]
     optParameters += [
         [option.name, None, option.default, f"{name}: {option.help}"]
@@ -192,6 +200,14 @@ class Options(usage.Options):
         [option.name, None, f"{name}: {option.help}"]
         for name in GAME_NAMES for option in game(name).options if option.flag
     ]
+
+    def opt_version(self) -> NoReturn:
+        """Print the host's version, and Twisted's and Python's, and exit."""
+        import twisted
+
+        print(f"twistd evolution (evolution-host) {__version__}; Twisted {twisted.__version__}, Python "
+              f"{sys.version.split()[0]}")
+        raise SystemExit(0)
 
     def postOptions(self) -> None:
         if self["game"] not in GAME_NAMES:
@@ -244,6 +260,12 @@ class Options(usage.Options):
 
     def _check_tournament(self) -> None:
         mode = self["tournament"]
+        if self["final-tiebreak"] not in FINAL_TIEBREAKS:
+            raise usage.UsageError(
+                f"--final-tiebreak takes {' or '.join(FINAL_TIEBREAKS)}, not {_quote(self['final-tiebreak'])}"
+            )
+        if mode != "knockout" and self["final-tiebreak"] != FINAL_TIEBREAKS[0]:
+            raise usage.UsageError("--final-tiebreak goes with --tournament knockout (only a knockout has a final)")
         if mode is None:
             given = [name for name in TOURNAMENT_ONLY if self[name] not in (None, WHOLE_NUMBERS[name][0])]
             if given:
@@ -290,12 +312,45 @@ class Options(usage.Options):
 
 
 class TwistdOptions(Options):
-    """``Options`` as the twistd plugin parses them: a problem ends the process with one line."""
+    """``Options`` as the twistd plugin parses them: a problem ends the process with one line.
+
+    It also checks what twistd's own options (``self.parent``, parsed already) ask
+    for, before twistd acts on them: the host runs in the foreground only (``-n``),
+    and a pid file another running process holds is one line, not twistd's five.
+    """
 
     def parseOptions(self, options: list[str] | None = None) -> None:
         try:
             super().parseOptions(options)
+            if self.parent is not None:
+                check_twistd(self.parent)
         except usage.UsageError as error:
             fail(f"{error} (see twistd evolution --help)", USAGE_STATUS)
         except StartupError as error:
             fail(str(error), STARTUP_STATUS)
+
+
+def check_twistd(twistd: Any) -> None:
+    """Refuse to go into the background, and to start beside the live process a pid file names."""
+    if not (twistd.get("nodaemon", True) or twistd.get("debug")):
+        raise usage.UsageError(
+            "the host runs in the foreground only: twistd -n evolution ... (keep it running with nohup, "
+            "tmux or a service manager)"
+        )
+    pid_file = twistd.get("pidfile")
+    holder = _live_pid(pid_file) if pid_file else None
+    if holder is not None:
+        raise StartupError(
+            f"another process ({holder}) holds the pid file {os.path.abspath(pid_file)}: give this host its own "
+            "(twistd -n --pidfile=host2.pid evolution ...) or none (twistd -n --pidfile= evolution ...)"
+        )
+
+
+def _live_pid(path: str) -> int | None:
+    """The process a pid file names, if it is still running (not this one)."""
+    try:
+        pid = int(Path(path).read_text().strip())
+        os.kill(pid, 0)
+    except (OSError, ValueError):  # no file, not a number, no such process (twistd removes a stale file)
+        return None
+    return pid if pid != os.getpid() else None

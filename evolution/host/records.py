@@ -12,7 +12,8 @@ Offers the frozen values the host hands to the store and the store hands back:
   settings (the time limit, the dialect, what the game needs to replay it),
   and, when it belongs to one, its tournament and round;
 - ``EntrantRecord``, ``RoundRecord``, ``TournamentRecord``: a tournament,
-  its rounds, and each entrant's standing (rank, points, rating, failure);
+  its rounds, and each entrant's standing (rank, points, rating, failure,
+  and the round, place and score of its last game that counted);
 
 each with ``to_json()`` and ``from_json()`` (the form the store's journal
 keeps, and the form ``--json`` outputs build on). A game's message log is
@@ -26,6 +27,7 @@ from typing import Any, Sequence
 
 from evolution.games import DEFAULT_GAME
 from evolution.outcomes import Ranked, Removal
+from evolution.tournament.standings import RANKED_BY
 
 
 @dataclass(frozen=True)
@@ -121,6 +123,9 @@ class EntrantRecord:
     winner: bool = False
     failure: str | None = None
     failed_round: int | None = None
+    reached: int | None = None  # the round of its last game that counted (a knockout ranks by it)
+    place: int | None = None  # its place in that game (equal scores share one)
+    score: int | None = None  # its score in that game
 
 
 @dataclass(frozen=True)
@@ -160,16 +165,29 @@ class TournamentRecord:
         """Entrants by rank (unranked last), then sign-up order."""
         return sorted(self.entrants, key=lambda e: (e.rank is None, e.rank or 0, e.entrant))
 
+    @property
+    def ranked_by(self) -> tuple[str, ...]:
+        """What the standings compare, in order (``evolution.tournament.standings.RANKED_BY``)."""
+        return RANKED_BY.get(self.format, ())
+
+    def standing_row(self, entrant: EntrantRecord) -> dict[str, Any]:
+        """One row of the standings: its rank and what the rank was decided by.
+
+        Swiss: the points, the rating and its uncertainty, and ``ordinal`` (mu - 3
+        sigma, which splits equal points). Knockout: the round reached, the place and
+        score there; no points, which would not fall with the rank.
+        """
+        row: dict[str, Any] = {"name": entrant.name, "rank": entrant.rank}
+        if self.format == "swiss":
+            mu, sigma = entrant.rating_mu, entrant.rating_sigma
+            row.update(points=entrant.points, rating=_rounded(mu), rating_sigma=_rounded(sigma),
+                       ordinal=None if mu is None or sigma is None else _rounded(mu - 3 * sigma))
+        else:
+            row.update(reached=entrant.reached, place=entrant.place, score=entrant.score)
+        return row
+
     def to_json(self) -> dict[str, Any]:
         """The form of ``evolution-results --tournaments --json`` (and of the web view's API)."""
-        swiss = self.format == "swiss"
-        standings = []
-        for entrant in self.standings():
-            row: dict[str, Any] = {"name": entrant.name, "rank": entrant.rank, "points": entrant.points}
-            if swiss:
-                row["rating"] = _rounded(entrant.rating_mu)
-                row["rating_sigma"] = _rounded(entrant.rating_sigma)
-            standings.append(row)
         return {
             "id": self.id,
             "game": self.game,
@@ -181,7 +199,8 @@ class TournamentRecord:
             "failures": [{"name": e.name, "reason": e.failure, "round": e.failed_round} for e in self.failures],
             "games": self.games,
             "rounds": [asdict(round) | {"games": list(round.games)} for round in self.rounds],
-            "standings": standings,
+            "ranked_by": list(self.ranked_by),
+            "standings": [self.standing_row(entrant) for entrant in self.standings()],
             "settings": self.settings,
         }
 

@@ -31,7 +31,7 @@ from evolution.net.game_log import GameLog
 from evolution.net.remote_seat import CallSettings, RemoteSeat
 from evolution.outcomes import GameResult
 from evolution.coroutines import run_locally
-from evolution.text import short
+from evolution.text import plural, short
 
 _COMPARED = ("score", "rank", "removed_turn", "removed_step", "removed_reason")
 
@@ -141,11 +141,11 @@ def _compare(outcome: Replay, connections: list[ScriptedConnection]) -> None:
         unread = [entry for entry in connection.entries if entry[2] == "out"]
         if unread:
             outcome.differences.append(
-                f"the log holds {len(unread)} more messages to seat {connection.seat} ({short(connection.name, 40)})"
+                f"the log holds {plural(len(unread), 'more message')} to seat {connection.seat} ({short(connection.name, 40)})"
                 f" than the replay wrote, from {short(_compact(unread[0][3]), 200)}"
             )
     if outcome.result.turns != game.turns:
-        outcome.differences.append(f"stored {game.turns} turns, replayed {outcome.result.turns}")
+        outcome.differences.append(f"stored {plural(game.turns, 'turn')}, replayed {outcome.result.turns}")
     for stored, replayed in zip(game.players, outcome.seats):
         for name in _COMPARED:
             if getattr(stored, name) != getattr(replayed, name):

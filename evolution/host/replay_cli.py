@@ -13,6 +13,7 @@ import sys
 from evolution.cli import ArgumentParser, quiet_broken_pipe
 from evolution.host.replay import replay
 from evolution.host.store import ResultsStore, StoreError, reading
+from evolution.text import plural
 
 
 def parser() -> ArgumentParser:
@@ -30,7 +31,7 @@ def check(store: ResultsStore, game_id: int, every: bool = False) -> tuple[int, 
     """(exit status, lines to print) for replaying game ``game_id`` of ``store``."""
     game = store.game(game_id)
     if game is None:
-        return 1, [f"no game #{game_id} in the results database"]
+        return 1, [f"no game #{game_id} in {store.path or 'the results database'}"]
     if not game.finished:
         return 1, [f"game #{game_id} was {game.outcome}: only finished games can be replayed"]
     log = store.game_log(game_id)
@@ -39,7 +40,8 @@ def check(store: ResultsStore, game_id: int, every: bool = False) -> tuple[int, 
     outcome = replay(game, log)
     if outcome.reproduced:
         return 0, [
-            f"game #{game_id} replayed: {len(game.players)} seats, {game.turns} turns, {outcome.messages} messages"
+            f"game #{game_id} replayed: {plural(len(game.players), 'seat')}, {plural(game.turns, 'turn')},"
+            f" {plural(outcome.messages, 'message')}"
             " to the players, the stored result"
         ]
     first, more = outcome.differences[0], len(outcome.differences) - 1
@@ -47,7 +49,7 @@ def check(store: ResultsStore, game_id: int, every: bool = False) -> tuple[int, 
     if every:
         lines += outcome.differences[1:]
     elif more:
-        lines.append(f"({more} more differences; --all-differences lists them)")
+        lines.append(f"({plural(more, 'more difference')}; --all-differences lists them)")
     return 1, lines
 
 
@@ -59,6 +61,8 @@ def main(argv: list[str] | None = None) -> int:
     except StoreError as error:
         print(f"evolution-replay: {error}", file=sys.stderr)
         return 1
+    if status:
+        lines[0] = f"evolution-replay: {lines[0]}"
     print("\n".join(lines), file=sys.stdout if status == 0 else sys.stderr)
     return status
 

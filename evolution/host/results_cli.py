@@ -5,10 +5,12 @@ removed), or with ``--json`` a JSON list of games, each with a ``players``
 list. ``--tournaments`` lists the tournaments instead, one line each (with
 ``--json``: a list of objects with ``id``, ``format``, ``status``
 finished|interrupted|empty|running, ``winners`` (names), ``failures``
-(``name``, ``reason``), ``games`` (ids), ``standings`` (``name``, ``rank``,
-``points``, and in Swiss ``rating`` and ``rating_sigma``), as
-``TournamentRecord.to_json`` makes them); ``--tournament ID`` prints one as
-a table: its rounds with their summaries, then the standings.
+(``name``, ``reason``), ``games`` (ids), ``ranked_by`` (what the standings
+compare, in order), ``standings`` (``name``, ``rank``, and in Swiss
+``points``, ``rating``, ``rating_sigma``, ``ordinal``; in a knockout
+``reached``, ``place``, ``score``), as ``TournamentRecord.to_json`` makes
+them); ``--tournament ID`` prints one as a table: its rounds with their
+summaries, then what ranks the standings, then the standings.
 
 Names and reasons are stored as the bots sent them; the tables show them
 through ``evolution.text`` (escaped, names cut to 20 characters) and the
@@ -23,9 +25,9 @@ from typing import Sequence
 
 from evolution.cli import ArgumentParser, quiet_broken_pipe
 from evolution.games import DEFAULT_GAME, UnknownGame, game as game_named
-from evolution.host.records import TournamentRecord
+from evolution.host.records import EntrantRecord, TournamentRecord
 from evolution.host.store import GameRecord, ResultsStore, SeatRecord, StoreError, reading
-from evolution.text import escape, short
+from evolution.text import escape, plural, short
 
 NAME_WIDTH = 20
 
@@ -53,7 +55,7 @@ def deal_text(game: GameRecord) -> str:
 def format_game(game: GameRecord) -> str:
     kind = "" if game.game == DEFAULT_GAME else f"{escape(game.game)}  "
     header = (
-        f"game #{game.id}  {kind}{escape(game.started_at)}  {deal_text(game)}  {game.turns} turns"
+        f"game #{game.id}  {kind}{escape(game.started_at)}  {deal_text(game)}  {plural(game.turns, 'turn')}"
         f"  {escape(game.outcome)}"
     )
     return header + "\n" + format_seats(game.players)
@@ -69,13 +71,35 @@ def format_tournament_line(tournament: TournamentRecord) -> str:
     kind = "" if tournament.game == DEFAULT_GAME else f"{escape(tournament.game)}  "
     return (
         f"tournament #{tournament.id}  {kind}{tournament.format:<8}  {tournament.status:<11}  "
-        f"{escape(tournament.started_at)}  {len(tournament.entrants)} players  {len(tournament.rounds)} rounds  "
-        f"{len(tournament.games)} games  winners: {_winners(tournament)}"
+        f"{escape(tournament.started_at)}  {plural(len(tournament.entrants), 'player')}  "
+        f"{plural(len(tournament.rounds), 'round')}  {plural(len(tournament.games), 'game')}  winners: {_winners(tournament)}"
     )
 
 
+def ranked_by(tournament: TournamentRecord) -> str:
+    """The line that says what the standings compare, in order."""
+    return f"ranked by {', then '.join(tournament.ranked_by)}; equal ranks are ties; failures last, unranked"
+
+
+def _knockout_columns(entrant: EntrantRecord) -> str:
+    reached = "-" if entrant.reached is None else f"round {entrant.reached}"
+    place, score = ("-" if value is None else str(value) for value in (entrant.place, entrant.score))
+    return f"  {reached:>8}  {place:>5}  {score:>5}"
+
+
+def _swiss_columns(entrant: EntrantRecord) -> str:
+    if entrant.rating_mu is None or entrant.rating_sigma is None:
+        return f"  {entrant.points:>6}"
+    mu, sigma = entrant.rating_mu, entrant.rating_sigma
+    return f"  {entrant.points:>6}  {mu:6.2f} +- {sigma:4.2f}  {mu - 3 * sigma:9.2f}"
+
+
+COLUMNS = {"knockout": ("   reached  place  score", _knockout_columns),
+           "swiss": ("  points  rating          mu-3sigma", _swiss_columns)}
+
+
 def format_tournament(tournament: TournamentRecord) -> str:
-    """``--tournament ID``: the header, each round's summary, the standings."""
+    """``--tournament ID``: the header, each round's summary, the standings with what ranks them."""
     lines = [format_tournament_line(tournament), ""]
     for round in tournament.rounds:
         games = ", ".join(f"#{game}" for game in round.games)
@@ -84,14 +108,12 @@ def format_tournament(tournament: TournamentRecord) -> str:
 
 
 def format_standings(tournament: TournamentRecord) -> str:
-    """The standings table: rank, name, points (and in Swiss the rating), winners and failures marked."""
-    swiss = tournament.format == "swiss"
-    lines = ["  rank  name                  points" + ("  rating" if swiss else "")]
+    """The standings table, with the line that says what ranks it; winners and failures marked."""
+    heading, columns = COLUMNS.get(tournament.format, COLUMNS["knockout"])
+    lines = [f"  {ranked_by(tournament)}", f"  rank  {'name':<{NAME_WIDTH}}{heading}"]
     for entrant in tournament.standings():
         rank = "-" if entrant.rank is None else str(entrant.rank)
-        row = f"  {rank:>4}  {short(entrant.name, NAME_WIDTH):<{NAME_WIDTH}}  {entrant.points:>6}"
-        if swiss and entrant.rating_mu is not None:
-            row += f"  {entrant.rating_mu:6.2f} +- {entrant.rating_sigma:.2f}"
+        row = f"  {rank:>4}  {short(entrant.name, NAME_WIDTH):<{NAME_WIDTH}}{columns(entrant)}"
         if entrant.winner:
             row += "  winner"
         if entrant.failure is not None:

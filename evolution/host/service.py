@@ -30,6 +30,7 @@ from evolution.host.tournaments import TournamentSettings
 from evolution.net.lag import LagProbe
 from evolution.net.lobbies import GameLobby
 from evolution.net.signup import SignupConfig, SignupFactory
+from evolution.text import plural
 
 __all__ = ["Options", "TwistdOptions", "StartupError", "Host", "build_host", "open_store"]
 
@@ -61,7 +62,8 @@ class LobbyService(service.Service):
 
     def _all_over(self, count: int) -> None:
         if self.running:  # not when the host is stopping already and has just aborted the last game
-            log.info("{count} games are over; stopping", count=count)
+            verb = "is" if count == 1 else "are"
+            log.info("{games} {verb} over; stopping", games=plural(count, "game"), verb=verb)
             self.stop()
 
     def stopService(self) -> None:
@@ -108,7 +110,7 @@ def build_host(options: Options, writer: StoreWriter, clock: Any, stop: Callable
         tournaments = TournamentService(
             TournamentSettings(
                 options["tournament"], options["min_players"], options["max_players"], options["rounds"] or 0,
-                options["seed"],
+                options["seed"], options["final-tiebreak"],
             ),
             {
                 "window": options["signup-window"],

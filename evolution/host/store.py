@@ -11,7 +11,8 @@ Offers ``ResultsStore``:
   data, so it can wait in a journal file), and ``record(game, log)``, which
   gives the game the next free id;
 - reads: ``games()``, ``game(id)``, ``game_log(id)``, ``tournaments()``,
-  ``tournament(id)``; ``mark_interrupted()`` turns the tournaments a killed
+  ``tournament(id)`` (each entrant with the round, place and score of its last
+  game that counted, from the games); ``mark_interrupted()`` turns the tournaments a killed
   host left running into "interrupted";
 - ``next_ids()``: the first free game and tournament ids (the host numbers
   its games itself, so a game keeps its id while it waits in the journal);
@@ -34,6 +35,7 @@ from typing import Any, Callable, Iterable, TypeVar
 from evolution.games import DEFAULT_GAME
 from evolution.host.database import StoreError, connect, stored
 from evolution.host.records import EntrantRecord, GameRecord, RoundRecord, SeatRecord, TournamentRecord
+from evolution.tournament.scoring import places
 
 LOG_FORMAT = 1
 Operation = dict[str, Any]
@@ -274,8 +276,10 @@ class ResultsStore:
         ).fetchone()
         if row is None:
             return None
+        last = self._last_games(tournament_id)
         entrants = tuple(
-            EntrantRecord(entrant, name, rank, points, mu, sigma, bool(winner), failure, failed_round)
+            EntrantRecord(entrant, name, rank, points, mu, sigma, bool(winner), failure, failed_round,
+                          *last.get(entrant, (None, None, None)))
             for entrant, name, rank, points, mu, sigma, winner, failure, failed_round in execute(
                 "SELECT entrant, name, rank, points, rating_mu, rating_sigma, winner, failure, failed_round"
                 " FROM entrants WHERE tournament_id = ? ORDER BY entrant",
@@ -298,6 +302,27 @@ class ResultsStore:
         return TournamentRecord(
             id, format, status, started, ended, json.loads(settings), entrants, tuple(rounds), game
         )
+
+
+    def _last_games(self, tournament_id: int) -> dict[int, tuple[int, int | None, int | None]]:
+        """Each entrant's last game that counted for it: (round, place, score); no place or score if removed.
+
+        A seat with no entrant (a play-off's filler) did not count for its player.
+        """
+        games: dict[tuple[int, int], dict[tuple[int, int | None], int | None]] = {}
+        for game_id, round, seat, entrant, score in self.connection.execute(
+            "SELECT games.id, games.round, players.seat, players.entrant, players.score FROM games JOIN players"
+            " ON players.game_id = games.id WHERE games.tournament_id = ?",
+            (tournament_id,),
+        ):
+            games.setdefault((round, game_id), {})[(seat, entrant)] = score
+        last: dict[int, tuple[int, int | None, int | None]] = {}
+        for (round, _), scores in sorted(games.items()):
+            placed = places({seat: score for seat, score in scores.items() if score is not None})  # fillers too
+            for (seat, entrant), score in scores.items():
+                if entrant is not None:
+                    last[entrant] = (round, placed.get((seat, entrant)), score)
+        return last
 
 
 def reading(path: str | Path, use: Callable[[ResultsStore], T]) -> T:

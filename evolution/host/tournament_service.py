@@ -24,7 +24,7 @@ from evolution.host.records import EntrantRecord, TournamentRecord
 from evolution.host.store import tournament_begun
 from evolution.host.tournaments import TournamentRun, TournamentSettings
 from evolution.net.lobbies import SignupPeriods
-from evolution.text import escape
+from evolution.text import escape, plural
 
 log = Logger()
 
@@ -97,7 +97,8 @@ class TournamentService(service.Service):
             self._waiters.remove(entry)
             entry[1].callback(self.done)
         if self.done >= self.count:
-            log.info("{count} tournaments are over; stopping", count=self.done)
+            verb = "is" if self.done == 1 else "are"
+            log.info("{tournaments} {verb} over; stopping", tournaments=plural(self.done, "tournament"), verb=verb)
             if self.stop is not None and self.running:
                 self.stop()
         elif self.running:

@@ -28,7 +28,9 @@ tournament "interrupted".
 
 Logged: a line when the tournament and each round begin, a progress line
 each time a game ends (round k of n, games done and running), a one-line
-summary after each round, and the winners.
+summary after each round, and the winners. At the end, or when the host
+stops, one line says the players still in are hung up on: the host's own
+hang-ups are no failure of theirs (``HostProtocol.close`` tells nobody).
 """
 
 from __future__ import annotations
@@ -42,10 +44,11 @@ from twisted.logger import Logger
 from evolution.host.games import GameOutcome, GameRunner, Seating, now
 from evolution.host.records import EntrantRecord, GameRecord, RoundRecord, TournamentRecord
 from evolution.host.store import round_over, tournament_begun, tournament_over
-from evolution.text import escape
+from evolution.net.signup import PLAYING
+from evolution.text import escape, plural
 from evolution.tournament.formats import Knockout, Swiss
 from evolution.tournament.manager import TournamentManager
-from evolution.tournament.standings import Entrant, GameReport, Seat
+from evolution.tournament.standings import PLAYOFFS, Entrant, GameReport, Seat
 
 log = Logger()
 
@@ -58,16 +61,19 @@ class TournamentSettings:
     largest: int = 8
     rounds: int = 5  # Swiss
     seed: int | None = None  # Swiss: the first round's shuffle
+    final_tiebreak: str = "co-winners"  # knockout: or "playoff"
 
     def make_format(self) -> Knockout | Swiss:
         if self.format == "swiss":
             return Swiss(self.smallest, self.largest, self.rounds, self.seed)
-        return Knockout(self.smallest, self.largest)
+        return Knockout(self.smallest, self.largest, self.final_tiebreak)
 
     def recorded(self) -> dict[str, Any]:
-        data = {"players": f"{self.smallest}-{self.largest}"}
+        data: dict[str, Any] = {"players": f"{self.smallest}-{self.largest}"}
         if self.format == "swiss":
             data.update(rounds=self.rounds, seed=self.seed)
+        else:
+            data.update(final_tiebreak=self.final_tiebreak)
         return data
 
 
@@ -100,8 +106,8 @@ class TournamentRun:
         """Begin; fires with the stored form of the tournament once it is over."""
         self.writer.write(tournament_begun(self.record()))
         log.info(
-            "tournament {id} ({kind}) begins with {count} players: {names}",
-            id=self.id, kind=self.settings.format, count=len(self.entrants),
+            "tournament {id} ({kind}) begins with {players}: {names}",
+            id=self.id, kind=self.settings.format, players=plural(len(self.entrants), "player"),
             names=", ".join(repr(escape(e.name)) for e in self.entrants),
         )
         self.tell("begin")
@@ -135,24 +141,36 @@ class TournamentRun:
         return DeferredList(said, consumeErrors=True).addCallback(heard)
 
     def stop(self) -> None:
-        """The host is stopping: store the tournament as interrupted (its finished games are stored)."""
+        """The host is stopping: store the tournament as interrupted (its finished games are stored).
+
+        The players waiting between games are hung up on now; those in a game, when the game
+        runner stops it (it is stored as aborted).
+        """
         if self.status == "running":
             self.status = "interrupted"
             self.manager.stop()
             self.writer.write(tournament_over(self.id, self.status, now(), self.entrant_records()))
-            log.info("tournament {id} interrupted in round {round}: the host is stopping", id=self.id,
-                     round=self.manager.round)
+            still_in = [entrant for entrant in self.entrants if entrant.active]
+            log.info(
+                "tournament {id} interrupted in round {round}: the host is stopping; hanging up on {players} "
+                "still in", id=self.id, round=self.manager.round, players=plural(len(still_in), "player"),
+            )
+            for entrant in still_in:
+                if entrant.handle.state != PLAYING:
+                    entrant.handle.close()
 
     def _over(self) -> TournamentRecord:
         if self.status == "running":
             self.status = "finished"
             self.writer.write(tournament_over(self.id, self.status, now(), self.entrant_records()))
             winners = self.manager.winners
+            still_in = sum(1 for entrant in self.entrants if entrant.active)
             log.info(
-                "tournament {id} is over after {rounds} rounds: {winners}; {failed} failed",
-                id=self.id, rounds=self.manager.round,
+                "tournament {id} is over after {rounds}: {winners}; {failed} failed; hanging up on {players} "
+                "still in",
+                id=self.id, rounds=plural(self.manager.round, "round"),
                 winners=("won by " + ", ".join(repr(escape(w.name)) for w in winners)) if winners else "no winner",
-                failed=sum(1 for e in self.entrants if e.failure),
+                failed=sum(1 for e in self.entrants if e.failure), players=plural(still_in, "player"),
             )
         for entrant in self.entrants:
             entrant.handle.close()
@@ -169,7 +187,7 @@ class TournamentRun:
             self.round_games.append(outcome.record.id)
             self._progress(round)
             for entrant in game:
-                if entrant.failure is None:
+                if entrant.failure is None and self.status == "running":
                     entrant.handle.wait(lambda reason, entrant=entrant: self._failed_waiting(entrant, reason))
                 else:
                     entrant.handle.close()
@@ -185,9 +203,15 @@ class TournamentRun:
         return self.runner.play([entrant.handle for entrant in game], seating).addCallback(settled)
 
     def _annotate(self, record: GameRecord, report: GameReport, game: list[Entrant]) -> GameRecord:
-        """The tournament's view of each seat: which entrant, its points, its rating after the game."""
+        """The tournament's view of each seat: which entrant, its points, its rating after the game.
+
+        A play-off's filler (the game does not count for it) is stored as no entrant, with no points.
+        """
         seats = []
         for seat, entrant in zip(record.players, game):
+            if entrant.filler:
+                seats.append(replace(seat, entrant=None, points=None))
+                continue
             mu, sigma = self.format.rating(entrant)
             seats.append(replace(
                 seat, entrant=entrant.number, points=report.points.get(entrant, 0), rating_mu=mu, rating_sigma=sigma
@@ -196,7 +220,7 @@ class TournamentRun:
 
     def _failed_waiting(self, entrant: Entrant, reason: str) -> None:
         """A player between games sent something or hung up: out for good."""
-        if entrant.failure is None and entrant.active:
+        if entrant.failure is None and entrant.active and self.status == "running":
             entrant.fail(self.manager.round, reason)
             log.info(
                 "tournament {id}: {name!r} is out: {reason}", id=self.id, name=escape(entrant.name),
@@ -212,9 +236,12 @@ class TournamentRun:
         self.games_total, self.games_done = len(games), 0
         self.round_started, self.round_games = now(), []
         players = sum(len(game) for game in games)
+        playoff = getattr(self.format, "playoff", None)
         log.info(
-            "tournament {id} round {round} of {of}: {games} games, {players} players",
-            id=self.id, round=round, of=self._rounds_text(), games=len(games), players=players,
+            "tournament {id} round {round} of {of}: {games}, {players}{what}",
+            id=self.id, round=round, of=self._rounds_text(), games=plural(len(games), "game"),
+            players=plural(players, "player"),
+            what=f" (play-off {playoff.number} of the tied final, at most {PLAYOFFS})" if playoff else "",
         )
         self.tell("round")
 
@@ -226,9 +253,9 @@ class TournamentRun:
         record = RoundRecord(round, self.round_started, now(), summary, tuple(self.round_games))
         self.rounds.append(record)
         self.writer.write(round_over(self.id, record, self.entrant_records()))
-        if not self.runner.dialect.keeps_losers:
-            for entrant in self.entrants:
-                if entrant.out_round == round:
+        if not self.runner.dialect.keeps_losers:  # Fish's course protocol keeps them to the farewell
+            for entrant in self.entrants:  # knocked out now, or a play-off's filler needed no more
+                if entrant.out_round is not None and not entrant.filler:
                     entrant.handle.close()
         self.tell("round")
 
@@ -238,8 +265,9 @@ class TournamentRun:
 
     def _progress(self, round: int) -> None:
         log.info(
-            "tournament {id} round {round} of {of}: {done} of {total} games done, {running} running",
-            id=self.id, round=round, of=self._rounds_text(), done=self.games_done, total=self.games_total,
+            "tournament {id} round {round} of {of}: {done} of {total} done, {running} running",
+            id=self.id, round=round, of=self._rounds_text(), done=self.games_done,
+            total=plural(self.games_total, "game"),
             running=self.games_total - self.games_done,
         )
         self.tell("progress")
@@ -247,20 +275,29 @@ class TournamentRun:
     def _summary(self, round: int, reports: list[GameReport]) -> str:
         playing = [seat.entrant for report in reports for seat in report.seats]
         failed = [e for e in playing if e.failure is not None and e.failed_round == round]
-        text = f"{len(reports)} games, {len(playing)} players"
+        text = f"{plural(len(reports), 'game')}, {plural(len(playing), 'player')}"
         if isinstance(self.format, Swiss):
             standings = self.format.standings(self.entrants)
             leader = standings[0][1] if standings and standings[0][0] else None
             if leader is not None:
                 mu, sigma = self.format.rating(leader)
-                text += f"; leader {escape(leader.name)!r} with {leader.points} points (rating {mu:.1f} +- {sigma:.1f})"
+                text += f"; leader {escape(leader.name)!r} with {plural(leader.points, 'point')} (rating {mu:.1f} +- {sigma:.1f})"
         else:
-            going_on = [e for e in playing if e.active]
-            out = [e for e in playing if e.out_round == round]
-            text += f"; {len(going_on)} go on, {len(out)} knocked out"
+            text += "; " + self._knockout_outcome(round, playing)
         if failed:
             text += f"; {len(failed)} failed: " + ", ".join(repr(escape(e.name)) for e in failed)
         return text
+
+    def _knockout_outcome(self, round: int, playing: list[Entrant]) -> str:
+        """What a knockout round decided: who goes on, who is tied for a play-off, or who won."""
+        format, names = self.format, lambda entrants: ", ".join(repr(escape(e.name)) for e in entrants)
+        if format.done:
+            return f"won by {names(format.winners)}" if format.winners else "no winner"
+        if format.playoff is not None:
+            return f"{names(format.playoff.tied)} tied for first: play-off {format.playoff.number} follows"
+        going_on = [e for e in playing if e.active]
+        out = [e for e in playing if e.out_round == round]
+        return f"{len(going_on)} {'goes' if len(going_on) == 1 else 'go'} on, {len(out)} knocked out"
 
     # -- watching and storing -------------------------------------------------------------------
 
@@ -275,15 +312,7 @@ class TournamentRun:
                 log.failure("a watcher of tournament {id} failed on {event}", id=self.id, event=event)
 
     def entrant_records(self) -> list[EntrantRecord]:
-        ranks = {id(entrant): rank for rank, entrant in self.format.standings(self.entrants)}
-        records = []
-        for entrant in self.entrants:
-            mu, sigma = self.format.rating(entrant)
-            records.append(EntrantRecord(
-                entrant.number, entrant.name, ranks.get(id(entrant)), entrant.points, mu, sigma,
-                entrant.winner, entrant.failure, entrant.failed_round,
-            ))
-        return records
+        return entrant_records(self.format, self.entrants)
 
     def record(self) -> TournamentRecord:
         """The tournament as it stands: entrants, the rounds over, and the round under way so far."""
@@ -292,8 +321,22 @@ class TournamentRun:
             rounds.append(RoundRecord(self.manager.round, self.round_started, "", "under way", tuple(self.round_games)))
         return TournamentRecord(
             self.id, self.settings.format, self.status, self.started_at, None, self.settings.recorded(),
-            tuple(self.entrant_records()), tuple(rounds),
+            tuple(self.entrant_records()), tuple(rounds), self.runner.game.name,
         )
+
+
+def entrant_records(format: Any, entrants: list[Entrant]) -> list[EntrantRecord]:
+    """Each entrant as it stands in ``format``'s standings: rank, points, rating, failure, last game."""
+    ranks = {id(entrant): rank for rank, entrant in format.standings(entrants)}
+    records = []
+    for entrant in entrants:
+        mu, sigma = format.rating(entrant)
+        records.append(EntrantRecord(
+            entrant.number, entrant.name, ranks.get(id(entrant)), entrant.points, mu, sigma,
+            entrant.winner, entrant.failure, entrant.failed_round, entrant.last_round, entrant.last_place,
+            entrant.last_score,
+        ))
+    return records
 
 
 def _report(record: GameRecord, game: list[Entrant]) -> GameReport:

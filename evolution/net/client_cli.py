@@ -36,11 +36,14 @@ from evolution.cli import ArgumentParser
 from evolution.games import DEFAULT_GAME, GAME_NAMES, Game, game
 from evolution.net.client import ClientError, play_remote
 from evolution.net.endpoints import EndpointUnavailable, client_tls
-from evolution.text import escape, short
+from evolution.text import escape, plural, short
 
 
 def load_strategy(spec: str, chosen: Game | None = None) -> Any:
-    """A player object for one of the game's house strategies (``silly``) or ``package.module:Class``."""
+    """A player of one of the game's house strategies (``silly``) or ``package.module:Class``.
+
+    ``ValueError`` (one sentence) if there is none, or what it names is not a player of the game.
+    """
     chosen = chosen or game(DEFAULT_GAME)
     if spec in chosen.strategies:
         return chosen.strategy(spec)
@@ -50,9 +53,19 @@ def load_strategy(spec: str, chosen: Game | None = None) -> Any:
             f"unknown strategy {spec!r}: use {', '.join(chosen.strategies)} (for {chosen.name}) or module:Class"
         )
     try:
-        return getattr(importlib.import_module(module_name), class_name)()
-    except (ImportError, AttributeError) as error:
+        found = getattr(importlib.import_module(module_name), class_name)
+    except Exception as error:  # whatever importing someone's module raises
         raise ValueError(f"cannot load strategy {spec!r}: {error}") from None
+    if not callable(found):
+        raise ValueError(f"strategy {spec!r} is a {type(found).__name__}, not a class")
+    try:
+        player = found()
+    except Exception as error:
+        raise ValueError(f"strategy {spec!r}: {class_name}() failed: {error}") from None
+    missing = [name for name in chosen.player_methods if not callable(getattr(player, name, None))]
+    if missing:
+        raise ValueError(f"strategy {spec!r} is no player: it has no {', '.join(missing)}")
+    return player
 
 
 def _whole_number(text: str, low: int, high: int) -> int:
@@ -163,8 +176,8 @@ def main(argv: list[str] | None = None) -> None:
             raise SystemExit(1) from None
         if not args.quiet:
             scores = f", last scores {outcome.scores}" if outcome.scores is not None else ""
-            games = f"{outcome.games} games, " if outcome.games > 1 else ""
-            print(f"{label}: the host hung up after {games}{outcome.turns} turns{scores}")
+            games = f"{plural(outcome.games, 'game')}, " if outcome.games > 1 else ""
+            print(f"{label}: the host hung up after {games}{plural(outcome.turns, 'turn')}{scores}")
 
     react(lambda reactor: ensureDeferred(run(reactor)))
 

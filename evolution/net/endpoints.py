@@ -18,6 +18,7 @@ with one sentence (status 1) when its port cannot be had.
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -79,7 +80,7 @@ def check_server(description: str) -> None:
     try:
         server_endpoint(recorder, description).listen(Factory())
     except (ValueError, TypeError, KeyError) as error:
-        raise EndpointError(str(error) or type(error).__name__) from None
+        raise EndpointError(_explained(description, error)) from None
     except OSError as error:
         raise EndpointUnavailable(f"cannot read {error.filename or 'a file it names'}: {error.strerror}") from None
     except Exception as error:  # pyOpenSSL's errors about keys and certificates
@@ -89,6 +90,35 @@ def check_server(description: str) -> None:
             raise EndpointError(f"the port must be 0 to {MAX_PORT}, not {port}")
         if not 1 <= backlog <= MAX_PORT:
             raise EndpointError(f"the backlog must be 1 to {MAX_PORT}, not {backlog}")
+
+
+_NOT_A_NUMBER = re.compile(r"invalid literal for int\(\) with base (\d+): (.*)")
+_UNKNOWN_OPTION = re.compile(r"got an unexpected keyword argument '(.*)'")
+_TWICE = re.compile(r"got multiple values for argument '(.*)'")
+_FIRST_FIELD = {"tcp": "port", "tcp6": "port", "ssl": "port", "unix": "path"}
+
+
+def _explained(description: str, error: Exception) -> str:
+    """What Twisted's parser says of ``description``, as a sentence (it leaks Python's words)."""
+    text = str(error) or type(error).__name__
+    kind, *fields = _fields(description)
+    number = _NOT_A_NUMBER.fullmatch(text)
+    if number:
+        base, literal = number.groups()
+        whole = "a whole number" if base == "10" else f"a whole number in base {base}"
+        for index, field in enumerate(fields):
+            name, equals, value = field.partition("=")
+            if (equals and repr(value) == literal) or (not equals and repr(field) == literal):
+                what = name if equals else _FIRST_FIELD.get(kind, f"field {index + 1}")
+                return f"the {what} must be {whole}, not {literal}"
+        return f"{literal} is not {whole}"
+    unknown = _UNKNOWN_OPTION.search(text)
+    if unknown:
+        return f"a {kind}: endpoint takes no option {unknown.group(1)}="
+    twice = _TWICE.search(text)
+    if twice:
+        return f"it gives {twice.group(1)} twice (write a colon inside a value as \\:, e.g. interface=\\:\\:1)"
+    return text
 
 
 def _ports_and_backlogs(recorder: MemoryReactor) -> list[tuple[int | None, int]]:
@@ -124,11 +154,16 @@ def client_tls(hostname: str, ca_file: str | None = None) -> Any:
 
 
 class ListeningService(StreamServerEndpointService):
-    """Listens on the endpoint; a port that cannot be had stops twistd with one sentence."""
+    """Listens on the endpoint; a port that cannot be had stops twistd with one sentence.
 
-    def __init__(self, endpoint: Any, factory: Factory, description: str) -> None:
+    The sentence goes to twistd's log (as the reason the process ends) and, with
+    ``echo``, to standard error too; without it when the log is shown there already.
+    """
+
+    def __init__(self, endpoint: Any, factory: Factory, description: str, echo: bool = True) -> None:
         super().__init__(endpoint, factory)
         self.description = description
+        self.echo = echo
         self._raiseSynchronously = True  # a failure to listen raises at start-up, as strports does
 
     def privilegedStartService(self) -> None:
@@ -141,6 +176,6 @@ class ListeningService(StreamServerEndpointService):
 
     def _cannot_listen(self, why: object) -> None:
         message = f"twistd evolution: cannot listen on {self.description}: {why}"
-        if sys.__stderr__ is not None and sys.stderr is not sys.__stderr__:  # twistd sends stderr to the log
+        if self.echo and sys.__stderr__ is not None and sys.stderr is not sys.__stderr__:  # stderr goes to the log
             print(message, file=sys.__stderr__, flush=True)
         raise SystemExit(message) from None

@@ -36,6 +36,7 @@ from twisted.logger import Logger
 
 from evolution.net.lag import LagProbe
 from evolution.net.signup import PLAYING
+from evolution.text import plural
 
 log = Logger()
 
@@ -152,8 +153,8 @@ class GameLobby:
             else:
                 self._window.start(self.factory.clock, self.config.window, self._window_closed)
         log.info(
-            "the reactor's lag fell to {lag:.0f} ms: {games} games that waited start ({count} were waiting)",
-            lag=self.lag.lag * 1000, games=self.games_started - before, count=waiting,
+            "the reactor's lag fell to {lag:.0f} ms: {games} that waited start ({count} were waiting)",
+            lag=self.lag.lag * 1000, games=plural(self.games_started - before, "game"), count=waiting,
         )
 
     def status(self) -> dict[str, Any]:

@@ -6,12 +6,14 @@ Offers ``SignupConfig``, ``HostProtocol`` (one per connection) and
     signing-up   the first JSON value must arrive within the sign-up limits
                  (first byte, then the rest of the value) and fit in
                  ``SIGNUP_MAX_BYTES``; a name the dialect takes
-                 (``SignupRules``: Evolution's any string, Fish's 1..12
+                 (``SignupRules``: in Evolution's dialects a string, or
+                 ``["sign-up", string]``; Fish's course protocol, 1..12
                  letters) signs the client up (the dialect's reply, "ok" in
-                 Evolution's, nothing in Fish's; to the lobby; later messages
-                 may be as long as ``max_bytes``); anything else closes the
-                 connection. When the host takes no more players the answer
-                 is "game full", then close.
+                 Evolution's, or ``["ok", name]`` to the second form; nothing
+                 in Fish's; to the lobby; later messages may be as long as
+                 ``max_bytes``); anything else closes the connection. When
+                 the host takes no more players the answer is "game full",
+                 then close.
     in-lobby     waiting: for a game, or (in a tournament) for the next one.
                  Whoever holds the connection (``wait(on_failure)``) hears of
                  any message (out of turn), bytes that are not JSON, or a
@@ -27,12 +29,21 @@ order), ``clock``, ``config`` and ``take_lobby()`` (``lobbies.Gathering``).
 
 A connection beyond ``max_connections`` (all states together) is answered
 "game full" and closed at once, before it can cost more than its socket.
-Names are kept exactly as sent, any JSON string (a duplicate gets ``#2``,
-``#3``...); log lines show them through ``evolution.text.short``.
+
+Names (``unique_name``) are any JSON string, kept exactly as sent unless a
+player waiting in the lobby has it already, or it ends in ``#`` and digits:
+then the host appends ``#k``, the smallest k from 2 that no one waiting has
+(``x``, ``x#2``, ``x#3``; a bot that sends ``x#2`` is ``x#2#2``). So a name
+that ends in ``#k`` is always the host's doing, and dropping that ``#k``
+gives the name the bot sent. A bot that signs up with ``["sign-up", name]``
+is told the name it got in the reply, ``["ok", name]``; the plain string
+form keeps the course's bare "ok". Log lines show names through
+``evolution.text.short``.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -59,6 +70,31 @@ whatever bytes it holds (the framing scanner reads about 2 bytes a microsecond a
 DEFAULT_MAX_CONNECTIONS = 4096
 DEFAULT_NUMBER_GRACE = 0.05
 NAME_SHOWN = 64  # characters of a name in a log line
+ASK_NAME = "sign-up"  # ["sign-up", name]: sign up, and be told the name the host gives
+_HOST_SUFFIX = re.compile(r"#[0-9]+\Z")
+_JSON_KINDS = {dict: "an object", list: "an array", bool: "true or false", int: "a number", float: "a number",
+               type(None): "null"}
+
+
+def signup_name(value: Any) -> tuple[str, bool]:
+    """The name a sign-up gives where any JSON string is a name (stored as sent), and whether it asks to be
+    told the name it gets (``["sign-up", name]``); ``ValueError`` with the reason for anything else."""
+    if isinstance(value, str):
+        return value, False
+    if isinstance(value, list) and len(value) == 2 and value[0] == ASK_NAME and isinstance(value[1], str):
+        return value[1], True
+    what = _JSON_KINDS.get(type(value), type(value).__name__)
+    raise ValueError(f'the sign-up is neither a JSON string nor ["{ASK_NAME}", name] but {what}')
+
+
+def unique_name(name: str, taken: set[str]) -> str:
+    """``name``, or ``name#k`` (k from 2 up) if it is taken or ends in ``#`` and digits, as the host's names do."""
+    if name not in taken and not _HOST_SUFFIX.search(name):
+        return name
+    k = 2
+    while f"{name}#{k}" in taken:
+        k += 1
+    return f"{name}#{k}"
 
 
 @dataclass(frozen=True)
@@ -72,14 +108,7 @@ class SignupConfig:
     max_depth: int = DEFAULT_MAX_DEPTH
     max_connections: int = DEFAULT_MAX_CONNECTIONS
     number_grace: float = DEFAULT_NUMBER_GRACE
-    signup: SignupRules = SignupRules("ok", lambda value: any_string(value))  # the dialect's; "ok" by default
-
-
-def any_string(value: Any) -> str:
-    """The name a sign-up gives where any JSON string is a name (stored as sent)."""
-    if not isinstance(value, str):
-        raise ValueError(f"the sign-up is not a JSON string but {type(value).__name__}")
-    return value
+    signup: SignupRules = SignupRules("ok", lambda value: signup_name(value))  # the dialect's; "ok" by default
 
 
 def show_address(address: IAddress | None) -> str:
@@ -188,16 +217,18 @@ class HostProtocol(JSONStreamProtocol):
         log.info("sign-up from {peer} refused: {reason}", peer=self.peer, reason=escape(reason))
         self.close()
 
-    def signed_up(self, name: str) -> None:
-        """In the lobby as ``name``: the dialect's reply ("ok"); later messages may be as long as ``max_bytes``."""
+    def signed_up(self, name: str, tell: bool = False) -> None:
+        """In the lobby as ``name``: the dialect's reply ("ok", ``["ok", name]`` with ``tell``); later messages may be longer."""
         self.name = name
         self.set_max_bytes(self.factory.config.max_bytes)
         reply = self.factory.config.signup.reply
         if reply is not None:
-            self.sendMessage(reply)
+            self.sendMessage([reply, name] if tell else reply)
         self.wait(lambda reason: self.factory.leave(self, reason))
 
     def close(self) -> None:
+        """The host hangs up: whoever held the connection while it waited hears nothing of it (it knows)."""
+        self._on_waiting_failure = None
         self._cancel_deadline()
         super().close()
 
@@ -239,28 +270,20 @@ class SignupFactory(ServerFactory):
             connection.close()
             return
         try:
-            name = self.config.signup.name(value)
+            sent, tell = self.config.signup.name(value)
         except ValueError as error:
             connection.refuse(str(error))
             return
-        connection.signed_up(self._unique(name))
+        connection.signed_up(unique_name(sent, {waiting.name for waiting in self.lobby}), tell)
         self.lobby.append(connection)
         log.info(
-            "signed up '{name}' from {peer} ({count} waiting)",
+            "signed up '{name}'{sent} from {peer} ({count} waiting)",
             name=short(connection.name, NAME_SHOWN),
+            sent="" if sent == connection.name else f" (it sent '{short(sent, NAME_SHOWN)}', taken or of the host's form)",
             peer=connection.peer,
             count=len(self.lobby),
         )
         self.policy.joined()
-
-    def _unique(self, name: str) -> str:
-        taken = {connection.name for connection in self.lobby}
-        if name not in taken:
-            return name
-        k = 2
-        while f"{name}#{k}" in taken:
-            k += 1
-        return f"{name}#{k}"
 
     def leave(self, connection: HostProtocol, reason: str) -> None:
         if connection in self.lobby:

@@ -4,9 +4,11 @@ Offers ``Knockout`` and ``Swiss``, each with ``next_round(round, entrants)``
 (the games of the next round, each a list of entrants in turn order, or
 None when the tournament is over), ``round_over(round, reports, entrants)``,
 ``standings(entrants)`` (``[(rank, entrant)]``, failures last and unranked),
-``game_over(report)`` (after each game), ``finish(entrants)`` (marks the
-winners), ``rating(entrant)`` (``(mu, sigma)``; ``(None, None)`` in a
-knockout) and ``rounds_expected(count)`` (for progress lines).
+``ranked_by`` (what the standings compare, in order, in words:
+``standings.RANKED_BY``), ``game_over(report)`` (after each game),
+``finish(entrants)`` (marks the winners), ``rating(entrant)`` (``(mu,
+sigma)``; ``(None, None)`` in a knockout) and ``rounds_expected(count)`` (for
+progress lines).
 
 Knockout (tournament.md 2.3, without the reference's defects of 2.9): every
 round splits the players still in, in sign-up order, into games
@@ -15,10 +17,18 @@ would leave fewer than the smallest game although more players finished
 it, the best runners-up (place in their game, then score, then sign-up
 order) advance until a final of at least the smallest size can be played.
 Once the players still in fit one game, that game is the final: its first
-place wins (ties are co-winners; a final whose players all failed has no
-winner). A round that eliminates nobody (every game an all-way tie) ends the
-tournament with those players as co-winners. A failing player is out for
-good.
+place wins. Players tied for first are co-winners (``final_tiebreak``
+"co-winners", the default, as the course's reference), or (``"playoff"``)
+play a play-off game: the tied, and if they are fewer than the smallest game
+the final's best runners-up as fillers, whose results there do not count;
+the tied player placed best wins, and while several are still tied the
+play-off is played again by them, ``PLAYOFFS`` times at most, then those
+still tied are co-winners. A final whose players all failed has no winner,
+and then nobody is ranked first. A round that eliminates nobody (every game
+an all-way tie) ends the tournament with those players as co-winners. A
+failing player is out for good. The standings: the winners, then by the
+round a player reached (a play-off counts as a round), its place in that
+round's game, its score in it.
 
 Swiss: a fixed number of rounds. Round 1 puts the players into games in a
 seeded shuffle; later rounds sort them by points, then by rating (openskill
@@ -32,25 +42,48 @@ players ranked first.
 from __future__ import annotations
 
 import random
-from typing import Sequence
+from dataclasses import dataclass
+from typing import Iterable, Sequence
 
 from evolution.tournament.allocation import allocate, check_sizes
 from evolution.tournament.ratings import Ratings
-from evolution.tournament.standings import Entrant, GameReport, ranked
+from evolution.tournament.standings import FINAL_TIEBREAKS, PLAYOFFS, RANKED_BY, Entrant, GameReport, ranked
 
 Games = list[list[Entrant]]
 NEVER = 10**9
 
 
+@dataclass
+class Playoff:
+    """A play-off of a tied final: the players tied for first, and the fillers that make up the game."""
+
+    tied: list[Entrant]
+    fillers: list[Entrant]
+    number: int  # 1, 2, ... up to PLAYOFFS
+
+    def seats(self) -> list[Entrant]:
+        return self.tied + self.fillers
+
+
 class Knockout:
     name = "knockout"
+    ranked_by = RANKED_BY[name]
 
-    def __init__(self, smallest: int, largest: int) -> None:
+    def __init__(self, smallest: int, largest: int, final_tiebreak: str = "co-winners") -> None:
         check_sizes(smallest, largest)
+        if final_tiebreak not in FINAL_TIEBREAKS:
+            raise ValueError(f"a final's tie-break is {' or '.join(FINAL_TIEBREAKS)}, not {final_tiebreak!r}")
         self.smallest, self.largest = smallest, largest
+        self.final_tiebreak = final_tiebreak
         self.final = False
         self.done = False
+        self.playoff: Playoff | None = None  # the play-off to play next, if any
         self._winners: list[Entrant] = []
+
+    @property
+    def winners(self) -> list[Entrant]:
+        """The winners decided so far (the final's, once it is over)."""
+        return list(self._winners)
 
     def rounds_expected(self, count: int) -> int:
         """Rounds needed if each game has one winner (ties make it longer, failures shorter)."""
@@ -63,6 +96,8 @@ class Knockout:
     def next_round(self, round: int, entrants: Sequence[Entrant]) -> Games | None:
         if self.done:
             return None
+        if self.playoff is not None:
+            return [self.playoff.seats()]
         remaining = [entrant for entrant in entrants if entrant.active]
         if len(remaining) < self.smallest:  # failures left too few for a game: they win as they are
             self._winners = remaining
@@ -75,18 +110,18 @@ class Knockout:
         pass
 
     def round_over(self, round: int, reports: Sequence[GameReport], entrants: Sequence[Entrant]) -> None:
+        if self.playoff is not None:
+            self._playoff_over(round, self.playoff)
+            return
         started = [seat.entrant for report in reports for seat in report.seats]
         finished = [entrant for entrant in started if entrant.failure is None]
         advancing = [entrant for report in reports for entrant in report.first() if entrant.failure is None]
         if self.final:
             self._knock_out(finished, advancing, round)
-            self._winners, self.done = advancing, True
+            self._decide(advancing, _by_last_game(e for e in finished if e not in advancing), 1)
             return
         if len(advancing) < self.smallest < len(finished):
-            runners_up = sorted(
-                (entrant for entrant in finished if entrant not in advancing),
-                key=lambda e: (e.last_place or NEVER, -(e.last_score or 0), e.number),
-            )
+            runners_up = _by_last_game(entrant for entrant in finished if entrant not in advancing)
             advancing += runners_up[: self.smallest - len(advancing)]
         if len(advancing) == len(started):  # nobody eliminated: they are the winners
             self._winners, self.done = advancing, True
@@ -99,6 +134,31 @@ class Knockout:
             if entrant not in advancing:
                 entrant.out_round = round
 
+    def _decide(self, tied: list[Entrant], others: list[Entrant], playoff: int) -> None:
+        """The final (or a play-off) is over with ``tied`` first: they win, or play-off ``playoff`` follows.
+
+        ``others``: who may fill the play-off up to the smallest game, best first.
+        """
+        needed = max(0, self.smallest - len(tied))
+        if self.final_tiebreak != "playoff" or len(tied) < 2 or playoff > PLAYOFFS or needed > len(others):
+            self._winners, self.done = tied, True
+            return
+        self.playoff = Playoff(tied, others[:needed], playoff)
+        for entrant in self.playoff.fillers:
+            entrant.filler = True
+
+    def _playoff_over(self, round: int, playoff: Playoff) -> None:
+        """The tied player placed best in the play-off wins; the others are out in this round."""
+        self.playoff = None
+        for entrant in playoff.fillers:
+            entrant.filler = False
+        tied = [entrant for entrant in playoff.tied if entrant.failure is None]
+        best = min((entrant.last_place or NEVER for entrant in tied), default=NEVER)
+        leaders = [entrant for entrant in tied if (entrant.last_place or NEVER) == best]
+        losers = _by_last_game(entrant for entrant in tied if entrant not in leaders)
+        self._knock_out(losers, [], round)
+        self._decide(leaders, playoff.fillers + losers, playoff.number + 1)
+
     def finish(self, entrants: Sequence[Entrant]) -> list[Entrant]:
         winners = [entrant for entrant in self._winners if entrant.failure is None]
         for entrant in winners:
@@ -110,15 +170,20 @@ class Knockout:
         return None, None
 
     def standings(self, entrants: Sequence[Entrant]) -> list[tuple[int | None, Entrant]]:
-        """Winners, then by the round a player reached, its place and score in its last game."""
+        """Winners, then by the round a player reached, its place and score in its last game.
+
+        Once over without a winner (every finalist failed), nobody is ranked first.
+        """
         return ranked(
             entrants,
             lambda e: (not e.winner, -(e.out_round or NEVER), e.last_place or NEVER, -(e.last_score or 0)),
+            first=2 if self.done and not self._winners else 1,
         )
 
 
 class Swiss:
     name = "swiss"
+    ranked_by = RANKED_BY[name]
 
     def __init__(self, smallest: int, largest: int, rounds: int, seed: int | None = None) -> None:
         check_sizes(smallest, largest)
@@ -161,6 +226,11 @@ class Swiss:
 
     def rating(self, entrant: Entrant) -> tuple[float, float]:
         return self.ratings.mu(entrant), self.ratings.sigma(entrant)
+
+
+def _by_last_game(entrants: Iterable[Entrant]) -> list[Entrant]:
+    """Best first: by place in the last game, then score in it, then sign-up order."""
+    return sorted(entrants, key=lambda e: (e.last_place or NEVER, -(e.last_score or 0), e.number))
 
 
 def _places_with_failures_last(report: GameReport) -> dict[Entrant, int]:

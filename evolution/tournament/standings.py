@@ -1,11 +1,17 @@
 """Who is in a tournament and how each stands.
 
 Offers ``Entrant`` (one player: sign-up number, name, points, the round it
-was knocked out or failed in, its last game's place and score), ``Seat``
-(one entrant's result in one game, as a referee reports it), ``GameReport``,
-``record_game`` (points and last-game facts from a report) and ``ranked``
-(standings: a rank per entrant, equal keys sharing a rank, failures last and
-unranked).
+was knocked out or failed in, its last game's round, place and score),
+``Seat`` (one entrant's result in one game, as a referee reports it),
+``GameReport``, ``record_game`` (points and last-game facts from a report)
+and ``ranked`` (standings: a rank per entrant, equal keys sharing a rank,
+failures last and unranked); ``RANKED_BY``, what each format's standings
+compare, in order, in words (for every page and table that shows them), and
+a knockout's final tie-breaks (``FINAL_TIEBREAKS``, ``PLAYOFFS``).
+
+A game counts for every entrant in it except a filler (``Entrant.filler``):
+a player a knockout seats in a play-off only to make up the smallest game,
+whose result there, failure included, changes nothing of its own.
 """
 
 from __future__ import annotations
@@ -14,6 +20,13 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 from evolution.tournament.scoring import places, points
+
+FINAL_TIEBREAKS = ("co-winners", "playoff")  # how a knockout's final tied for first ends (formats.Knockout)
+PLAYOFFS = 3  # play-offs of one tied final at most; then the players still tied are co-winners
+RANKED_BY = {
+    "knockout": ("winners first", "the round reached", "the place in that round's game", "the score in it"),
+    "swiss": ("points", "the rating mu - 3 sigma"),
+}
 
 
 @dataclass(eq=False)
@@ -28,9 +41,11 @@ class Entrant:
     failure: str | None = None
     failed_round: int | None = None
     out_round: int | None = None  # knockout: the round that eliminated it
+    last_round: int | None = None  # the round of the last game that counted for it
     last_place: int | None = None
     last_score: int | None = None
     winner: bool = False
+    filler: bool = False  # seated in a knockout's play-off only to make up the game: it does not count for it
 
     @property
     def active(self) -> bool:
@@ -70,13 +85,19 @@ class GameReport:
 
 
 def record_game(report: GameReport, round: int) -> GameReport:
-    """Give each seat its place and points (kept in the report too); a removed seat fails its entrant for good."""
+    """Give each seat its place and points (kept in the report too); a removed seat fails its entrant for good.
+
+    A filler's seat takes part in the places (it was in the game) but changes nothing of the filler's.
+    """
     scores = {seat.entrant: seat.score for seat in report.seats if seat.failure is None and seat.score is not None}
     report.places = places(scores)
     size = len(report.seats)
     for seat in report.seats:
         entrant = seat.entrant
+        if entrant.filler:
+            continue
         entrant.games += 1
+        entrant.last_round = round
         if seat.failure is not None:
             entrant.fail(round, seat.failure)
             entrant.last_place, entrant.last_score = None, None
@@ -88,14 +109,19 @@ def record_game(report: GameReport, round: int) -> GameReport:
     return report
 
 
-def ranked(entrants: Sequence[Entrant], key: Callable[[Entrant], tuple]) -> list[tuple[int | None, Entrant]]:
-    """(rank, entrant) best first: by ``key`` (smaller is better), equal keys sharing a rank; failures last, unranked."""
+def ranked(
+    entrants: Sequence[Entrant], key: Callable[[Entrant], tuple], first: int = 1
+) -> list[tuple[int | None, Entrant]]:
+    """(rank, entrant) best first: by ``key`` (smaller is better), equal keys sharing a rank; failures last, unranked.
+
+    Ranks count from ``first`` (a knockout whose final had no winner leaves rank 1 to nobody).
+    """
     standing = sorted((e for e in entrants if e.failure is None), key=lambda e: (key(e), e.number))
     failed = sorted((e for e in entrants if e.failure is not None), key=lambda e: (-(e.failed_round or 0), e.number))
     result: list[tuple[int | None, Entrant]] = []
     previous, rank = None, 0
     for index, entrant in enumerate(standing):
         if key(entrant) != previous:
-            rank, previous = index + 1, key(entrant)
+            rank, previous = index + first, key(entrant)
         result.append((rank, entrant))
     return result + [(None, entrant) for entrant in failed]

@@ -76,10 +76,10 @@ class WebApp:
 
 
 class WebService(service.MultiService):
-    def __init__(self, app: WebApp, endpoint: Any, description: str) -> None:
+    def __init__(self, app: WebApp, endpoint: Any, description: str, echo: bool = True) -> None:
         super().__init__()
         self.app = app
-        ListeningService(endpoint, app.site, description).setServiceParent(self)
+        ListeningService(endpoint, app.site, description, echo).setServiceParent(self)
 
     def startService(self) -> None:
         self.app.start()  # here, not earlier: twistd may fork and shed privileges before
@@ -97,7 +97,9 @@ def web_service(
     lobby: Any,
     db_path: str,
     tournaments: TournamentSource | None = None,
+    echo: bool = True,
     **settings: Any,
 ) -> WebService:
+    """The web view on ``endpoint``; ``echo``: a port that cannot be had is said on stderr too (``ListeningService``)."""
     app = WebApp(reactor, runner, lobby, db_path, tournaments, **settings)
-    return WebService(app, endpoints.serverFromString(reactor, endpoint), endpoint)
+    return WebService(app, endpoints.serverFromString(reactor, endpoint), endpoint, echo)

@@ -61,6 +61,7 @@ class EvolutionGame:
     dialects = ("seed000", "seed002")
     strategies = ("silly", "builder", "cheater", "sleeper")
     house = ("silly", "builder")
+    player_methods = ("start", "choose", "feed_next")
     options = (
         GameOption("deck", "shuffled", "shuffled (each game with a recorded seed) or sorted (the course's deck)", _deck),
         GameOption(

@@ -6,7 +6,8 @@ dialect are ``evolution.games.evolution.wire.dialects``'s; this module says
 what the host does with them:
 
 - sign-up: any JSON string is a name; the host answers "ok" (seed 000) or
-  "ack" (seed 002);
+  "ack" (seed 002), or ``["ok", name]`` to ``["sign-up", name]``, which asks
+  for the name the host gives;
 - in a game, the ``ProxyPlayer`` (``proxy_player``) asks and reads;
 - nothing before a connection's first game, nothing when the host is done
   with it;
@@ -32,7 +33,7 @@ from evolution.jsonwire.errors import WireError
 from evolution.jsonwire.schema_reasons import show
 from evolution.net.client import NO_REPLY, ClientError, ClientOutcome, Removed
 from evolution.net.remote_seat import CallSettings, RemoteSeat
-from evolution.net.signup import any_string
+from evolution.net.signup import signup_name
 from evolution.outcomes import GameResult
 
 Json = Any
@@ -46,7 +47,7 @@ class EvolutionDialect:
     def __init__(self, wire: Dialect) -> None:
         self.wire = wire
         self.name = wire.name
-        self.signup = SignupRules(reply=wire.signup_ok, name=any_string)
+        self.signup = SignupRules(reply=wire.signup_ok, name=signup_name)
 
     def proxy(self, connection: Any, name: str, seat: int, calls: CallSettings) -> ProxyPlayer:
         return ProxyPlayer(connection, name, calls.clock, calls.timeout, self.wire, seat, calls.deadlines)

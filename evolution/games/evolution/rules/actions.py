@@ -28,6 +28,7 @@ from evolution.games.evolution.rules.errors import RulesViolation
 from evolution.games.evolution.rules.player_state import PlayerState
 from evolution.games.evolution.rules.species import MAX_BODY, MAX_POPULATION, MAX_TRAITS, Species
 from evolution.games.evolution.rules.traits import Trait
+from evolution.text import plural
 
 
 class Growth(NamedTuple):
@@ -90,7 +91,7 @@ class _Check:
 
     def card(self, index: object, where: str) -> Card:
         if not _is_index(index, len(self.hand)):
-            raise RulesViolation(f"card {index!r} is not in the hand of {len(self.hand)} cards", where)
+            raise RulesViolation(f"card {index!r} is not in the hand of {plural(len(self.hand), 'card')}", where)
         if index in self.seen:
             raise RulesViolation(f"card {index} is used twice", where)
         self.seen.add(index)
@@ -99,7 +100,7 @@ class _Check:
     def board(self, index: object, where: str) -> int:
         if not _is_index(index, self.board_count):
             raise RulesViolation(
-                f"board {index!r} does not exist ({len(self.boards)} boards"
+                f"board {index!r} does not exist ({plural(len(self.boards), 'board')}"
                 f" + {len(self.action.new_boards)} new)",
                 where,
             )

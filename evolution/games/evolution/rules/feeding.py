@@ -27,6 +27,7 @@ from evolution.games.evolution.rules.player_state import PlayerState
 from evolution.games.evolution.rules.species import Species
 from evolution.games.evolution.rules.table import Table, neighbours, targets
 from evolution.games.evolution.rules.traits import Trait
+from evolution.text import plural
 
 _HORNS = Trait.HORNS
 _SCAVENGER = Trait.SCAVENGER
@@ -51,7 +52,7 @@ class FeedingChoice:
 
 def _board(boards: Sequence[Species], index: object, role: str) -> Species:
     if type(index) is not int or not 0 <= index < len(boards):
-        raise RulesViolation(f"{role} {index!r} does not exist (the player has {len(boards)} boards)")
+        raise RulesViolation(f"{role} {index!r} does not exist (the player has {plural(len(boards), 'board')})")
     return boards[index]
 
 

@@ -76,7 +76,7 @@ function playerPanel(player, { first, asking, changed, place }) {
     h("header", { class: "player-head" },
       h("span", { class: "seat-no", title: "seat (player id)" }, player.seat),
       nameOf(player.name, { class: "name player-name" }),
-      h("span", { class: "score", title: "score: bag + species + traits" }, place ? `${ordinal(place)} · ` : "", `${player.score} pts`)),
+      h("span", { class: "score", title: "score: bag + species + traits" }, place ? `${ordinal(place)} · ` : "", plural(player.score, "pt", "pts"))),
     h("div", { class: "facts" },
       h("span", { class: "fact", title: "food tokens in the bag" }, "bag ", h("b", {}, player.bag)),
       h("span", { class: "fact", title: "cards in hand" }, "hand ", h("b", {}, player.hand), handBacks(player.hand)),

@@ -42,7 +42,7 @@ from evolution.games.evolution.rules.dealer import Dealer
 from evolution.games.evolution.rules.player_state import PlayerState
 from evolution.games.evolution.rules.results import Removal
 from evolution.games.evolution.rules.species import Species
-from evolution.text import short
+from evolution.text import plural, short
 
 Json = Any
 LINES_KEPT = 40
@@ -175,7 +175,7 @@ class Narrator:
             say(removal.id, f"removed: {short(removal.reason, REASON_IN_TEXT)}")
         self._removals = len(dealer.removals)
         if event == "start-of-feeding":
-            say(None, f"Feeding begins: {dealer.table.watering_hole} tokens in the watering hole")
+            say(None, f"Feeding begins: {plural(dealer.table.watering_hole, 'token')} in the watering hole")
         elif event == "end-of-turn":
             say(None, f"End of turn {dealer.turn}")
         self.lines.extend(new)

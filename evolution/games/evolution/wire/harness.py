@@ -29,6 +29,7 @@ from evolution.games.evolution.wire import codec
 from evolution.jsonwire.errors import WireError
 from evolution.jsonwire.framing import FramingError, decode_one
 from evolution.games.evolution.wire.schemas import SCHEMAS
+from evolution.text import plural
 
 Json = Any
 
@@ -77,7 +78,7 @@ def xstep4(value: Json) -> Json:
     configuration, step4 = value
     table = table_from_json(configuration, "xstep4.configuration")
     if len(step4) != len(table.players):
-        raise WireError("xstep4.step4", f"has {len(step4)} actions for {len(table.players)} players")
+        raise WireError("xstep4.step4", f"has {plural(len(step4), 'action')} for {plural(len(table.players), 'player')}")
     actions = [codec.action4_from_json(action) for action in step4]
     for i, (player, action) in enumerate(zip(table.players, actions)):
         try:

@@ -46,8 +46,9 @@ def _rules_error(message: str, violation: RulesViolation) -> WireError:
 
 
 def read_signup(value: Json) -> str:
+    """The name a sign-up gives (a string, or ``["sign-up", name]``)."""
     SCHEMAS.check("signup", value)
-    return value
+    return value if isinstance(value, str) else value[1]
 
 
 def read_action4(value: Json, me: PlayerView) -> Action4:
@@ -95,7 +96,8 @@ def read_feed_next(value: Json) -> FeedingState:
     return codec.feed_next_from_json(value)
 
 
-def read_signup_reply(value: Json) -> str:
+def read_signup_reply(value: Json) -> str | list:
+    """The host's answer to a sign-up: "ok", "ack", "game full", or ``["ok", name]`` (``["ack", name]``)."""
     SCHEMAS.check("signup-reply", value)
     return value
 
@@ -107,7 +109,7 @@ def read_score(value: Json) -> list[tuple[int, int]]:
 
 def message_kind(value: Json) -> str:
     """Which host message ``value`` is, by shape: its schema name, or ``unknown``."""
-    if isinstance(value, str):
+    if isinstance(value, str) or (isinstance(value, list) and len(value) == 2 and value[0] in ("ok", "ack")):
         return "signup-reply"
     if not isinstance(value, list):
         return "unknown"

@@ -1,6 +1,6 @@
 // The page of one game (/games/ID): live while it runs, then its result and its replay.
 
-import { clock, fill, h, nameOf, note, ordinal, section, shown, stepName } from "./dom.js";
+import { clock, fill, h, nameOf, note, ordinal, plural, section, shown, stepName } from "./dom.js";
 import { lines } from "./lines.js";
 import { follow, getJSON, pageSubject, status } from "./live.js";
 import { Replay } from "./replay.js";
@@ -46,9 +46,9 @@ function result(game, drawing) {
         nameOf(player.name),
         player.removed
           ? h("span", { class: "reason" }, `removed in turn ${player.removed.turn} (${stepName(player.removed.step)}): ${shown(player.removed.reason)}`)
-          : h("span", { class: "score" }, `${player.score} pts`),
-        player.points !== undefined ? h("span", { class: "points" }, `${player.points} tournament pts`) : null))),
-    h("p", { class: "note" }, `${game.turns} turns · ${drawing.dealt(game)} · ended ${clock(game.ended_at)}`));
+          : h("span", { class: "score" }, plural(player.score, "pt", "pts")),
+        player.points !== undefined ? h("span", { class: "points" }, `${plural(player.points, "tournament pt", "tournament pts")}`) : null))),
+    h("p", { class: "note" }, `${plural(game.turns, "turn")} · ${drawing.dealt(game)} · ended ${clock(game.ended_at)}`));
 }
 
 async function showFinished(game) {

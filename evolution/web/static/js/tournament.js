@@ -22,16 +22,27 @@ function placeOf(player) {
   return player.rank ? ordinal(player.rank) : player.removed ? "out" : "";
 }
 
+// A knockout round's title: a round after one whose summary says a play-off follows is a play-off;
+// the last other round is the final, once the tournament is over and it decided something.
+function roundTitles(tournament, byRound, finished, winners) {
+  const summaries = new Map(tournament.rounds.map((round) => [round.round, round.summary]));
+  const playoff = byRound.map(([round]) => /play-off \d+ follows/.test(summaries.get(round - 1) ?? ""));
+  const final = playoff.lastIndexOf(false);
+  return byRound.map(([round], i) => playoff[i] ? `Play-off (round ${round})`
+    : i === final && finished && (winners.size || i < byRound.length - 1) ? "Final" : `Round ${round}`);
+}
+
 // Knockout: a column per round; in each game, who advanced (played in the next round, or won).
 function bracket(tournament) {
   const byRound = rounds(tournament);
   const winners = new Set(tournament.winners);
   const finished = tournament.status !== "running";
+  const titles = roundTitles(tournament, byRound, finished, winners);
   const columns = byRound.map(([round, games], i) => {
     const next = byRound[i + 1];
     const advanced = next ? new Set(next[1].flatMap((game) => game.players.map((p) => p.name))) : finished ? winners : new Set();
     return h("div", { class: "round" },
-      h("h3", {}, i === byRound.length - 1 && finished && winners.size ? "Final" : `Round ${round}`),
+      h("h3", {}, titles[i]),
       games.map((game) => h("a", { class: `bracket-game ${game.status}`, href: `/games/${game.id}` },
         h("div", { class: "bracket-title" }, `Game ${game.id}`, game.status === "running" ? h("span", { class: "pill running" }, "live") : null),
         h("ol", {}, [...game.players].sort((a, b) => (a.rank ?? 99) - (b.rank ?? 99)).map((player) =>
@@ -41,7 +52,7 @@ function bracket(tournament) {
             h("span", { class: "score" }, player.removed ? "removed" : player.score ?? "")))))));
   });
   return section("Bracket",
-    h("p", { class: "note" }, "✓ marks who went on to the next round (or won the final)."),
+    h("p", { class: "note" }, "✓ marks who went on to the next round (a play-off's fillers too, whose result there does not count) or won."),
     columns.length ? h("div", { class: "bracket" }, columns) : note("No round has been played yet."));
 }
 
@@ -65,7 +76,7 @@ function roundTable(tournament) {
           const { game, player } = cell;
           return h("td", {}, h("a", { href: `/games/${game.id}`, title: `game ${game.id}` },
             game.status === "running" ? "playing…" : placeOf(player),
-            player.points !== undefined ? h("span", { class: "muted" }, ` · ${player.points} pts`) : null));
+            player.points !== undefined ? h("span", { class: "muted" }, ` · ${plural(player.points, "pt", "pts")}`) : null));
         }),
         h("td", {}, h("b", {}, row.points))))))));
 }
