@@ -55,10 +55,12 @@ def schema_dir() -> Path:
 class SchemaSet:
     """All schema files of one folder, by message name, each with a fast validator and an explainer."""
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, skip: tuple[str, ...] = ()) -> None:
         self.directory = directory
         self.documents: dict[str, dict[str, Any]] = {}
         for path in sorted(directory.rglob("*.json")):
+            if path.relative_to(directory).parts[0] in skip:
+                continue  # another game's folder (schemas/fish/), a schema set of its own
             name = path.relative_to(directory).with_suffix("").as_posix()
             self.documents[name] = json.loads(path.read_text(encoding="utf-8"))
         self.registry: Registry = Registry().with_resources(
@@ -128,4 +130,4 @@ def _root(name: str) -> str:
     return name.rsplit("/", 1)[-1]
 
 
-SCHEMAS = SchemaSet(schema_dir())
+SCHEMAS = SchemaSet(schema_dir(), skip=("fish",))
