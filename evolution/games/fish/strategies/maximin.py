@@ -19,7 +19,11 @@ How it stays fast, without changing any answer:
   still move;
 - tiles never come back (a tile left becomes a hole), so a player that
   cannot move never moves again: its score is final;
-- alpha-beta pruning; the root examines moves in tie-breaker order and
+- before the player's last move, a penguin with more free neighbours than
+  the other players have moves to come cannot be blocked: when that bound
+  meets the most it can gain, the other players' moves need no search;
+- alpha-beta pruning, other players' blocking moves examined first; the
+  root examines moves in tie-breaker order and
   asks of each only whether it beats the best so far (a tie keeps the
   earlier move), skipping moves that cannot, by a bound.
 """
@@ -67,6 +71,27 @@ class _Search:
         """The most the first player can gain with one more move (0 if it is stuck)."""
         return max((self.tiles[source] for source in self.penguins[0] if self.can_leave(source)), default=0)
 
+    def last_gain_bounds(self, moves_before: int) -> tuple[int, int]:
+        """Bounds on the first player's last gain when ``moves_before`` other moves come first.
+
+        A move occupies one tile (the tile it leaves held a penguin already),
+        so a penguin with more free neighbours than that stays free to move.
+        """
+        tiles, taken = self.tiles, self.taken
+        low = high = 0
+        for source in self.penguins[0]:
+            free = sum(1 for ray in self.rays[source] if ray and tiles[ray[0]] and not taken[ray[0]])
+            if free:
+                high = max(high, tiles[source])
+                if free > moves_before:
+                    low = max(low, tiles[source])
+        return low, high
+
+    def neighbours_of_first(self) -> set[int]:
+        """The free tiles next to the first player's penguins: where another player's move can block it."""
+        tiles, taken = self.tiles, self.taken
+        return {ray[0] for source in self.penguins[0] for ray in self.rays[source] if ray and tiles[ray[0]] and not taken[ray[0]]}
+
     def make(self, player: int, step: Step) -> int:
         penguin, source, target = step
         fish = self.tiles[source]
@@ -111,8 +136,15 @@ class _Search:
         return best
 
     def _worst(self, player: int, moves_left: int, gained: int, alpha: float, beta: float) -> float:
+        if moves_left == 1:
+            low, high = self.last_gain_bounds(self.players - player)
+            if low == high or gained + high <= alpha:
+                return gained + high
+            if gained + low >= beta:
+                return gained + low
         after = (player + 1) % self.players
-        steps = list(self.steps(player))
+        blocking = self.neighbours_of_first()
+        steps = sorted(self.steps(player), key=lambda step: step[2] not in blocking)
         if not steps:
             return self.value(after, moves_left, gained, alpha, beta)
         worst = inf
