@@ -158,6 +158,8 @@ class GameState:
         source, target = move
         if source not in self.active.places:
             return f"no penguin of {self.active.color} stands on {source}"
+        if source == target:
+            return f"a move leaves the tile: the penguin already stands on {target}"
         if not self.board.on_board(target):
             return f"{target} is not on the board"
         if not self.board.is_tile(target):
