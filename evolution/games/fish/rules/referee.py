@@ -44,12 +44,13 @@ back to ``expel`` and removes a player exactly where the game it replays did.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, NamedTuple, Sequence
 
 from evolution.games.fish.rules.board import Board, Position
 from evolution.games.fish.rules.player import FishPlayer
 from evolution.games.fish.rules.state import COLORS, SKIP, Action, Color, GameState, Move, PlayerState
 from evolution.outcomes import GameResult, PlayerFailure, Removal, competition_ranks
+from evolution.safe_points import SafePoints
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 4
@@ -100,6 +101,20 @@ def as_move(answer: Any) -> Move | None:
     return None
 
 
+class Choice(NamedTuple):
+    """What a player chooses when asked by ``method``: how to read its answer, and what makes it illegal."""
+
+    name: str
+    method: str
+    shape: str
+    read: Callable[[Any], Any]
+    problem: Callable[[GameState, Any], str | None]
+
+
+PLACEMENT = Choice("placement", "setup", "a position [row, column]", as_position, GameState.placement_problem)
+MOVE = Choice("move", "take_turn", "an action [[row, column], [row, column]]", as_move, GameState.move_problem)
+
+
 def actions_since_last_turn(history: Sequence[Action], players: int) -> tuple[Action, ...]:
     """Rules.md 9.1: nothing while the history is no longer than ``players``, else its last ``players - 1``."""
     if len(history) <= players:
@@ -107,10 +122,11 @@ def actions_since_last_turn(history: Sequence[Action], players: int) -> tuple[Ac
     return tuple(history[len(history) - (players - 1) :])
 
 
-class FishReferee:
-    """Runs one game: the state, the turn, and the record of removals."""
+class FishReferee(SafePoints):
+    """Runs one game: the state, the turn, and the record of removals (``expel``: ``SafePoints``)."""
 
     def __init__(self, players: Sequence[FishPlayer], board: Board, observer: Observer | None = None) -> None:
+        super().__init__()
         if not MIN_PLAYERS <= len(players) <= MAX_PLAYERS:
             raise ValueError(f"a game of Fish needs {MIN_PLAYERS}..{MAX_PLAYERS} players, not {len(players)}")
         self.players = tuple(players)
@@ -122,12 +138,10 @@ class FishReferee:
         self.turn = 0
         self.step = PLAYING_AS
         self.observer = observer
-        self.checkpoints = 0
         self.history: list[Action] = []
         """The actions since movement began or a player was last removed."""
         self.first_round = True
         """True until every player has had a movement turn (the reference allows 30 s for these)."""
-        self._expelled: list[tuple[FishPlayer, str, int]] = []
 
     def seat_of(self, color: Color) -> int:
         return self.colors.index(color) + 1
@@ -188,16 +202,9 @@ class FishReferee:
 
     async def _place(self, color: Color) -> None:
         shown = self.state.rotated_to(color)
-        answer = await ask(self.players[self.seat_of(color) - 1], "setup", shown)
-        if isinstance(answer, Failed):
-            self.remove(color, answer.reason)
-            return
-        position = as_position(answer)
-        problem = "not a position [row, column]" if position is None else shown.placement_problem(position)
-        if problem is not None:
-            self.remove(color, f"illegal placement {_shown(answer)}: {problem}")
-            return
-        self.state = shown.placed(position)
+        position = await self._choice(color, PLACEMENT, shown)
+        if position is not None:
+            self.state = shown.placed(position)
 
     async def move_penguins(self) -> None:
         """Turns from the first seat still in, cyclically, until nobody can move (rules.md 5)."""
@@ -222,46 +229,31 @@ class FishReferee:
 
     async def _take_turn(self) -> None:
         state = self.state
-        color = state.active.color
         actions = actions_since_last_turn(self.history, len(state.players))
-        answer = await ask(self.players[self.seat_of(color) - 1], "take_turn", state, actions)
+        move = await self._choice(state.active.color, MOVE, state, actions)
+        if move is not None:
+            self.state = state.moved(move)
+            self.history.append(move)
+
+    async def _choice(self, color: Color, kind: Choice, state: GameState, *more: Any) -> Any:
+        """Ask the player of ``color`` for a placement or a move; the legal choice, or ``None`` once it is removed."""
+        answer = await ask(self.players[self.seat_of(color) - 1], kind.method, state, *more)
         if isinstance(answer, Failed):
             self.remove(color, answer.reason)
-            return
-        move = as_move(answer)
-        problem = "not an action [[row, column], [row, column]]" if move is None else state.move_problem(move)
+            return None
+        choice = kind.read(answer)
+        problem = f"not {kind.shape}" if choice is None else kind.problem(state, choice)
         if problem is not None:
-            self.remove(color, f"illegal move {_shown(answer)}: {problem}")
-            return
-        self.state = state.moved(move)
-        self.history.append(move)
+            self.remove(color, f"illegal {kind.name} {_shown(answer)}: {problem}")
+            return None
+        return choice
 
     # -- removal ------------------------------------------------------------
 
-    def expel(self, player: FishPlayer, reason: str, after: int | None = None) -> int:
-        """Remove the seat whose external object is ``player`` at a safe point; answer the checkpoint count.
-
-        For failures noticed outside a call (a remote player disconnects or
-        talks out of turn while others are being asked): the removal takes
-        effect at the first safe point after checkpoint ``after`` (default:
-        the count now, so the next safe point).
-        """
-        after = self.checkpoints if after is None else after
-        self._expelled.append((player, reason, after))
-        return after
-
-    def _checkpoint(self) -> None:
-        """A safe point: count it, and apply the expulsions that are due."""
-        self.checkpoints += 1
-        if not self._expelled:
-            return
-        count = self.checkpoints
-        due = [entry for entry in self._expelled if entry[2] < count]
-        self._expelled = [entry for entry in self._expelled if entry[2] >= count]
-        for external, reason, _ in due:
-            for color, player in zip(self.colors, self.players):
-                if player is external:
-                    self.remove(color, reason)
+    def _remove_expelled(self, player: FishPlayer, reason: str) -> None:
+        for color, seated in zip(self.colors, self.players):
+            if seated is player:
+                self.remove(color, reason)
 
     def remove(self, color: Color, reason: str) -> None:
         """Remove a failing or cheating player: its penguins leave, its tiles stay, the history restarts."""
