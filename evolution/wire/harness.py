@@ -28,7 +28,7 @@ from evolution.rules.silly import SillyPlayer, silly_action, silly_feeding_choic
 from evolution.rules.table import Table
 from evolution.wire import codec
 from evolution.jsonwire.errors import WireError
-from evolution.jsonwire.framing import FramingError, decode_one
+from evolution.jsonwire.harness import run_harness_of
 from evolution.wire.schemas import SCHEMAS
 
 Json = Any
@@ -108,12 +108,7 @@ HARNESSES: dict[str, Callable[[Json], Json]] = {
 
 def run_harness(name: str, text: str) -> Json:
     """The harness's answer to ``text``; raises ``WireError`` or ``RulesViolation`` on bad input."""
-    try:
-        value = decode_one(text.encode("utf-8"))
-    except FramingError as error:
-        raise WireError("", str(error)) from None
-    SCHEMAS.check(f"harness/{name}", value)
-    return HARNESSES[name](value)
+    return run_harness_of(HARNESSES, SCHEMAS, name, text)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -27,7 +27,7 @@ from evolution.games.fish.rules.state import GameState, Move
 from evolution.games.fish.strategies.maximin import MaximinPlayer, maximin_move
 from evolution.games.fish.wire import codec
 from evolution.jsonwire.errors import WireError
-from evolution.jsonwire.framing import FramingError, decode_one
+from evolution.jsonwire.harness import run_harness_of
 from evolution.wire.schemas import SchemaSet, schema_dir
 
 Json = Any
@@ -94,9 +94,4 @@ HARNESSES: dict[str, Callable[[Json], Json]] = {
 
 def run_harness(name: str, text: str) -> Json:
     """The harness's answer to ``text``; raises ``WireError`` on bad input."""
-    try:
-        value = decode_one(text.encode("utf-8"))
-    except FramingError as error:
-        raise WireError("", str(error)) from None
-    SCHEMAS.check(f"harness/{name}", value)
-    return HARNESSES[name](value)
+    return run_harness_of(HARNESSES, SCHEMAS, name, text)
