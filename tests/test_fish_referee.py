@@ -200,6 +200,7 @@ class FailsOnTurn(GreedyPlayer):
     """Raises ``PlayerFailure`` on its ``turn``-th take-turn."""
 
     def __init__(self, turn: int) -> None:
+        super().__init__()
         self.turn, self.turns = turn, 0
 
     def take_turn(self, state, actions):

@@ -11,6 +11,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from conftest import CONFORMANCE
+from test_schemas import _nodes
 from evolution.games.fish.wire.harness import HARNESSES, SCHEMAS, run_harness
 from evolution.jsonwire.errors import WireError
 from evolution.wire.schemas import SCHEMAS as EVOLUTION_SCHEMAS
@@ -19,24 +20,20 @@ from evolution.wire.schemas import SchemaSet, schema_dir
 NAMES = ["defs"] + [f"harness/{name}" for name in sorted(HARNESSES)]
 
 
-def _nodes(node: Any, where: str = "#"):
-    if isinstance(node, dict):
-        yield where, node
-        for key, child in node.items():
-            yield from _nodes(child, f"{where}/{key}")
-    elif isinstance(node, list):
-        for i, child in enumerate(node):
-            yield from _nodes(child, f"{where}/{i}")
-
-
-def test_one_file_per_harness_and_the_definitions_each_with_id_title_and_description():
+def test_one_file_per_harness_and_one_of_definitions():
     assert SCHEMAS.names() == sorted(NAMES)
-    for name in NAMES:
-        document = SCHEMAS.documents[name]
-        assert document["$schema"] == "https://json-schema.org/draft/2020-12/schema"
-        assert document["$id"] == "urn:fish:" + name.replace("/", ":")
-        assert document["title"] and document["description"]
-        Draft202012Validator.check_schema(document)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_each_file_is_draft_2020_12_with_its_urn_a_title_and_a_description(name):
+    document = SCHEMAS.documents[name]
+    expected = ("https://json-schema.org/draft/2020-12/schema", "urn:fish:" + name.replace("/", ":"))
+    assert (document["$schema"], document["$id"]) == expected
+    assert document["title"] and document["description"]
+    Draft202012Validator.check_schema(document)
+
+
+def test_each_definition_has_a_title_and_a_description():
     definitions = SCHEMAS.documents["defs"]["$defs"]
     assert {"Board", "Position", "Action", "Color", "Player", "State"} <= set(definitions)
     for name, definition in definitions.items():
@@ -44,12 +41,11 @@ def test_one_file_per_harness_and_the_definitions_each_with_id_title_and_descrip
 
 
 def test_refs_are_absolute_fish_urns_that_resolve():
+    refs = [node["$ref"] for document in SCHEMAS.documents.values() for _, node in _nodes(document)
+            if isinstance(node, dict) and "$ref" in node]
+    assert refs and all(ref.startswith("urn:fish:") for ref in refs)
     resolver = SCHEMAS.registry.resolver()
-    for name, document in SCHEMAS.documents.items():
-        for where, node in _nodes(document):
-            if "$ref" in node:
-                assert node["$ref"].startswith("urn:fish:"), f"{name}{where}"
-                resolver.lookup(node["$ref"])
+    assert all(resolver.lookup(ref).contents for ref in set(refs))
 
 
 def test_evolutions_schema_set_leaves_the_fish_folder_out():

@@ -101,17 +101,19 @@ class GameState:
     def is_occupied(self, position: Position) -> bool:
         return self.board.on_board(position) and self.board.index(position) in self._occupied
 
+    def _lines_of(self, index: int) -> Iterator[tuple[Position, tuple[int, ...]]]:
+        """Each penguin of ``players[index]`` (the last placed or moved first) with each line from it."""
+        board = self.board
+        rays = board.geometry.rays
+        for source in reversed(self.players[index].places):
+            if board.on_board(source):
+                for ray in rays[board.index(source)]:
+                    yield source, ray
+
     def moves_of(self, index: int) -> list[Move]:
         """The moves of ``players[index]``, in the reference's order: last penguin first."""
-        board = self.board
-        tiles, rays, occupied = board.tiles, board.geometry.rays, self._occupied
-        moves = []
-        for source in reversed(self.players[index].places):
-            if not board.on_board(source):
-                continue
-            for ray in rays[board.index(source)]:
-                moves.extend(Move(source, board.position(i)) for i in trace(ray, tiles, occupied))
-        return moves
+        tiles, occupied, position = self.board.tiles, self._occupied, self.board.position
+        return [Move(source, position(i)) for source, ray in self._lines_of(index) for i in trace(ray, tiles, occupied)]
 
     def legal_moves(self) -> list[Move]:
         """The active player's moves (empty when it is stuck or nobody is left)."""
@@ -119,14 +121,8 @@ class GameState:
 
     def can_move(self, index: int) -> bool:
         """True when ``players[index]`` has a penguin with a free neighbouring tile."""
-        board = self.board
-        tiles, rays, occupied = board.tiles, board.geometry.rays, self._occupied
-        for source in self.players[index].places:
-            if board.on_board(source):
-                for ray in rays[board.index(source)]:
-                    if ray and tiles[ray[0]] and ray[0] not in occupied:
-                        return True
-        return False
+        tiles, occupied = self.board.tiles, self._occupied
+        return any(ray and tiles[ray[0]] and ray[0] not in occupied for _, ray in self._lines_of(index))
 
     def is_over(self) -> bool:
         """No player can move (or no player is left): the game has ended (rules.md 5)."""
@@ -160,12 +156,9 @@ class GameState:
             return f"no penguin of {self.active.color} stands on {source}"
         if source == target:
             return f"a move leaves the tile: the penguin already stands on {target}"
-        if not self.board.on_board(target):
-            return f"{target} is not on the board"
-        if not self.board.is_tile(target):
-            return f"{target} is a hole"
-        if self.is_occupied(target):
-            return f"a penguin already stands on {target}"
+        landing = self.placement_problem(target)  # a penguin lands only where it could be placed
+        if landing is not None:
+            return landing
         rays = self.board.geometry.rays[self.board.index(source)]
         if all(self.board.index(target) not in ray for ray in rays):
             return f"{target} is not in a straight line from {source}"

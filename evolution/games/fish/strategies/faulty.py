@@ -37,6 +37,7 @@ class _OneFault(GreedyPlayer):
     """A greedy player whose ``method`` is replaced by its ``fault``."""
 
     def __init__(self, method: str) -> None:
+        super().__init__()
         self.method = method
 
     def __getattribute__(self, name: str) -> Any:

@@ -20,10 +20,9 @@ destination before the origin 24 times.
 
 from __future__ import annotations
 
-from typing import Sequence
-
 from evolution.games.fish.rules.board import Position
-from evolution.games.fish.rules.state import Action, Color, GameState, Move
+from evolution.games.fish.rules.state import GameState, Move
+from evolution.games.fish.strategies.house import HousePlayer
 
 
 def greedy_placement(state: GameState) -> Position:
@@ -46,17 +45,8 @@ def greedy_move(state: GameState) -> Move:
     return min(moves, key=lambda move: (-fish_at(move.target), move))
 
 
-class GreedyPlayer:
+class GreedyPlayer(HousePlayer):
     """A local player that places and moves greedily."""
 
-    def playing_as(self, color: Color) -> None:
-        self.color = color
-
-    def playing_with(self, colors: Sequence[Color]) -> None:
-        pass
-
-    def setup(self, state: GameState) -> Position:
-        return greedy_placement(state)
-
-    def take_turn(self, state: GameState, actions: Sequence[Action]) -> Move:
-        return greedy_move(state)
+    def __init__(self) -> None:
+        super().__init__(greedy_placement, greedy_move)

@@ -31,10 +31,11 @@ How it stays fast, without changing any answer:
 from __future__ import annotations
 
 from math import inf
-from typing import Iterator, Sequence
+from typing import Iterator
 
 from evolution.games.fish.rules.board import Position
-from evolution.games.fish.rules.state import Action, Color, GameState, Move
+from evolution.games.fish.rules.state import GameState, Move
+from evolution.games.fish.strategies.house import HousePlayer
 
 Step = tuple[int, int, int]
 """(penguin, from tile, to tile): a move in the search, tiles as flat indices."""
@@ -193,24 +194,16 @@ def first_free_tile(state: GameState) -> Position:
     raise ValueError("no free tile left to place a penguin on")
 
 
-class MaximinPlayer:
+class MaximinPlayer(HousePlayer):
     """A local player: places on the first free tile, moves by maximin with its own depth."""
 
     def __init__(self, depth: int = 2) -> None:
         if depth < 1:
             raise ValueError(f"the depth is at least 1, not {depth}")
         self.depth = depth
+        super().__init__(first_free_tile, self._maximin)
 
-    def playing_as(self, color: Color) -> None:
-        self.color = color
-
-    def playing_with(self, colors: Sequence[Color]) -> None:
-        pass
-
-    def setup(self, state: GameState) -> Position:
-        return first_free_tile(state)
-
-    def take_turn(self, state: GameState, actions: Sequence[Action]) -> Move:
+    def _maximin(self, state: GameState) -> Move:
         move = maximin_move(state, self.depth)
         if move is None:
             raise ValueError(f"{state.active.color} cannot move")
