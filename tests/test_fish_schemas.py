@@ -14,6 +14,7 @@ from conftest import CONFORMANCE
 from test_schemas import _nodes
 from evolution.games.fish.wire.harness import HARNESSES, SCHEMAS, run_harness
 from evolution.jsonwire.errors import WireError
+from evolution.wire.schema_bounds import Opaque, UnboundedSchema, View
 from evolution.wire.schemas import SCHEMAS as EVOLUTION_SCHEMAS
 from evolution.wire.schemas import SchemaSet, schema_dir
 
@@ -160,3 +161,29 @@ def test_the_fast_check_and_jsonschema_agree_on_mutated_inputs():
                 assert (SCHEMAS.explain(f"harness/{name}", value) == []) == valid, value
                 checked += not valid
     assert checked > 300
+
+
+# -- the explainer's objects (Fish's State is the first object on any wire of ours) --------------------
+
+
+def _view(schema: dict) -> View:
+    return View.of(schema, lambda uri: pytest.fail(f"no refs here: {uri}"))
+
+
+def test_an_object_keeps_the_properties_it_names_and_one_unknown_key_when_closed():
+    closed = _view({"type": "object", "properties": {"a": {"type": "integer"}}, "additionalProperties": False})
+    assert closed.cut({"a": 1, "b": [1, 2], "c": 3}).keys() == {"a", "b"}
+    assert isinstance(closed.cut({"b": [1, 2]})["b"], Opaque)
+    open_ = _view({"type": "object", "properties": {"a": {"type": "integer"}}})
+    assert open_.cut({"a": 1, "b": 2}) == {"a": 1}
+    assert (closed.size, open_.size) == (3, 2)
+
+
+@pytest.mark.parametrize("schema, reason", [
+    ({"properties": {"a": {"type": "integer"}}}, "arrays are valid too"),
+    ({"type": "object", "properties": {}, "patternProperties": {"x": {}}}, "patternProperties is not supported"),
+    ({"type": "object", "properties": {}, "additionalProperties": {"type": "integer"}}, "additionalProperties"),
+])
+def test_an_object_the_cut_could_misjudge_is_refused(schema, reason):
+    with pytest.raises(UnboundedSchema, match=reason):
+        _view(schema)

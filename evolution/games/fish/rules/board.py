@@ -115,7 +115,8 @@ class Board:
 
     def __post_init__(self) -> None:
         if len(self.tiles) != self.rows * self.cols:
-            raise ValueError(f"a {self.rows} x {self.cols} board has {self.rows * self.cols} tiles, not {len(self.tiles)}")
+            size = self.rows * self.cols
+            raise ValueError(f"a {self.rows} x {self.cols} board has {size} tiles, not {len(self.tiles)}")
 
     @classmethod
     def from_rows(cls, rows: Sequence[Sequence[int]]) -> Board:

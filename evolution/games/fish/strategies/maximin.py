@@ -64,34 +64,30 @@ class _Search:
                         break
                     yield penguin, source, target
 
-    def can_leave(self, source: int) -> bool:
+    def free_neighbours(self, source: int) -> list[int]:
+        """The tiles next to ``source`` without a hole or a penguin: a penguin there can move iff there are any."""
         tiles, taken = self.tiles, self.taken
-        return any(ray and tiles[ray[0]] and not taken[ray[0]] for ray in self.rays[source])
-
-    def last_gain(self) -> int:
-        """The most the first player can gain with one more move (0 if it is stuck)."""
-        return max((self.tiles[source] for source in self.penguins[0] if self.can_leave(source)), default=0)
+        return [ray[0] for ray in self.rays[source] if ray and tiles[ray[0]] and not taken[ray[0]]]
 
     def last_gain_bounds(self, moves_before: int) -> tuple[int, int]:
-        """Bounds on the first player's last gain when ``moves_before`` other moves come first.
+        """Bounds on what the first player gains with one more move when ``moves_before`` other moves come first.
 
         A move occupies one tile (the tile it leaves held a penguin already),
-        so a penguin with more free neighbours than that stays free to move.
+        so a penguin with more free neighbours than that stays free to move;
+        with no moves before, the bounds meet.
         """
-        tiles, taken = self.tiles, self.taken
         low = high = 0
         for source in self.penguins[0]:
-            free = sum(1 for ray in self.rays[source] if ray and tiles[ray[0]] and not taken[ray[0]])
+            free = len(self.free_neighbours(source))
             if free:
-                high = max(high, tiles[source])
+                high = max(high, self.tiles[source])
                 if free > moves_before:
-                    low = max(low, tiles[source])
+                    low = max(low, self.tiles[source])
         return low, high
 
     def neighbours_of_first(self) -> set[int]:
         """The free tiles next to the first player's penguins: where another player's move can block it."""
-        tiles, taken = self.tiles, self.taken
-        return {ray[0] for source in self.penguins[0] for ray in self.rays[source] if ray and tiles[ray[0]] and not taken[ray[0]]}
+        return {tile for source in self.penguins[0] for tile in self.free_neighbours(source)}
 
     def make(self, player: int, step: Step) -> int:
         penguin, source, target = step
@@ -119,7 +115,7 @@ class _Search:
 
     def _best(self, moves_left: int, gained: int, alpha: float, beta: float) -> float:
         if moves_left == 1:
-            return gained + self.last_gain()
+            return gained + self.last_gain_bounds(0)[1]
         steps = sorted(self.steps(0), key=lambda step: -self.tiles[step[1]])
         if not steps:
             return gained

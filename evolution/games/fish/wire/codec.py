@@ -169,7 +169,8 @@ def _check_colors(players: Sequence[PlayerState], path: str) -> None:
     seen: dict[Color, int] = {}
     for i, player in enumerate(players):
         if player.color in seen:
-            raise WireError(f"{path}[{i}].color", f'"{player.color}" is already the colour of players[{seen[player.color]}]')
+            first = seen[player.color]
+            raise WireError(f"{path}[{i}].color", f'"{player.color}" is already the colour of players[{first}]')
         seen[player.color] = i
 
 

@@ -52,7 +52,8 @@ def xstate(value: Json) -> Json:
 
 def xtree(value: Json) -> Json:
     state = codec.state_from_json(value["state"], "xtree.state")
-    move = Move(codec.position_from_json(value["from"], "xtree.from"), codec.position_from_json(value["to"], "xtree.to"))
+    source = codec.position_from_json(value["from"], "xtree.from")
+    move = Move(source, codec.position_from_json(value["to"], "xtree.to"))
     problem = state.move_problem(move)
     if problem is not None:
         raise WireError("xtree", f"{move} is not a legal move of {state.active.color}: {problem}")
