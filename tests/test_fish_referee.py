@@ -16,7 +16,7 @@ from evolution.games.fish.strategies.faulty import Answering, HolePlacer, Illega
 from evolution.games.fish.strategies.greedy import GreedyPlayer, greedy_move, greedy_placement
 from evolution.games.fish.strategies.maximin import MaximinPlayer
 from evolution.outcomes import PlayerFailure
-from evolution.rules.local import run_locally
+from evolution.games.fish.rules.local import run_locally
 
 P = Position
 RED, WHITE, BROWN, BLACK = Color

@@ -13,7 +13,7 @@ from evolution.games.fish.rules.referee import FishReferee
 from evolution.games.fish.rules.state import COLORS, Color, GameState, Move, PlayerState
 from evolution.games.fish.strategies.greedy import GreedyPlayer, greedy_move, greedy_placement
 from evolution.games.fish.strategies.maximin import MaximinPlayer, first_free_tile, maximin_move
-from evolution.rules.local import run_locally
+from evolution.games.fish.rules.local import run_locally
 
 P = Position
 

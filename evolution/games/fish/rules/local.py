@@ -1,8 +1,9 @@
 """Playing a game of Fish in this thread, with players that answer at once.
 
 Offers ``play_local_game(players, board, observer=None)``: the referee's
-coroutine driven by ``evolution.rules.local.run_locally`` (no event loop),
-answering the ``GameResult``.
+coroutine driven by ``run_locally`` (no event loop), answering the
+``GameResult``; and ``run_locally`` itself (``evolution.rules.local``), for
+one coroutine of the referee.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from evolution.games.fish.rules.player import FishPlayer
 from evolution.games.fish.rules.referee import FishReferee, Observer
 from evolution.outcomes import GameResult
 from evolution.rules.local import run_locally
+
+__all__ = ["play_local_game", "run_locally"]
 
 
 def play_local_game(players: Sequence[FishPlayer], board: Board, observer: Observer | None = None) -> GameResult:
