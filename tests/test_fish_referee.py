@@ -11,7 +11,7 @@ from twisted.internet import defer
 from evolution.games.fish.rules.board import Board, Position, generate_board
 from evolution.games.fish.rules.local import play_local_game
 from evolution.games.fish.rules.referee import FishReferee, actions_since_last_turn
-from evolution.games.fish.rules.state import SKIP, Color, GameState, Move, PlayerState
+from evolution.games.fish.rules.state import SKIP, Color, GameState, PlayerState
 from evolution.games.fish.strategies.faulty import Answering, HolePlacer, IllegalMover, Raiser
 from evolution.games.fish.strategies.greedy import GreedyPlayer, greedy_move, greedy_placement
 from evolution.games.fish.strategies.maximin import MaximinPlayer
