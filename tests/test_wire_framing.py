@@ -69,6 +69,7 @@ line_texts = json_values.map(lambda value: json.dumps(value, ensure_ascii=False)
 @example('["xxxxxxxxxx"]', (10, 2))  # longer than allowed
 @example("[1] x", (1024, 64))  # garbage after the value
 @example("[NaN]", (1024, 64))
+@example('""0\xa0', (10, 2))  # a no-break space after a number is not JSON whitespace
 @given(line_texts, st.sampled_from([(10, 2), (40, 3), (1024, 64)]))
 def test_a_whole_line_reads_as_the_same_line_byte_by_byte(text, limits):
     # A whole line is read the fast way when it can be; the byte-by-byte scanner is the

@@ -16,7 +16,13 @@ Cutting, position by position, guided by every subschema that applies there:
 - at a position that takes no array (an integer, a trait), any array or
   object is replaced by one ``Opaque`` element, which fails the same keywords
   (``type``, ``enum``, ``const``) and shows the start of the original;
-- strings and numbers are kept as they are (a check reads each once).
+- strings and numbers are kept as they are (a check reads each once);
+- an object (a position whose schemas name ``properties``, Fish's State)
+  keeps the properties its schemas name, each cut by its own view, and,
+  where ``additionalProperties`` is false, the first other key (so the
+  error is still found); its schemas must refuse arrays there, and may not
+  use the object keywords a cut would change (``patternProperties``,
+  ``minProperties``, ...), or ``View.of`` raises ``UnboundedSchema``.
 """
 
 from __future__ import annotations
@@ -68,6 +74,10 @@ class View:
     """How many elements of an array are kept; 0 where the schema takes no array."""
     prefix: tuple[View, ...] = ()
     rest: View | None = None
+    fields: tuple[tuple[str, View], ...] | None = None
+    """For an object: the view of each property its schemas name; ``None`` where the schema takes no object."""
+    closed: bool = False
+    """For an object: ``additionalProperties`` is false, so one other key is kept to be reported."""
 
     @classmethod
     def of(cls, schema: Any, lookup: Lookup) -> View:
@@ -77,6 +87,8 @@ class View:
     @property
     def size(self) -> int:
         """The most elements (arrays and what they hold, counted once each) a cut value can hold."""
+        if self.fields is not None:
+            return 1 + sum(view.size for _, view in self.fields) + self.closed
         if not self.keep:
             return 1
         prefix = sum(child.size for child in self.prefix[: self.keep])
@@ -93,12 +105,28 @@ class View:
         if kind is list and self.keep:
             kept = [self.child(i).cut(item) for i, item in enumerate(value[: self.keep])]
             return Clipped(kept, len(value)) if len(value) > self.keep else kept
+        if kind is dict and self.fields is not None:
+            return self._cut_object(value)
         if kind in (list, dict, tuple):
             return Opaque(value)
         return value
 
 
+    def _cut_object(self, value: dict[str, Any]) -> dict[str, Any]:
+        assert self.fields is not None
+        named = dict(self.fields)
+        kept = {key: view.cut(value[key]) for key, view in self.fields if key in value}
+        other = next((key for key in value if key not in named), None) if self.closed else None
+        if other is not None:
+            kept[other] = _SCALAR.cut(value[other])
+        return kept
+
+
 _SCALAR = View()
+_OBJECT_KEYWORDS_REFUSED = (
+    "patternProperties", "propertyNames", "minProperties", "maxProperties",
+    "dependentSchemas", "dependentRequired", "unevaluatedProperties",
+)
 
 
 def _view(evaluated: list[Any], accepted: Any, lookup: Lookup, where: str, depth: int) -> View:
@@ -112,6 +140,8 @@ def _view(evaluated: list[Any], accepted: Any, lookup: Lookup, where: str, depth
         raise UnboundedSchema(f"{where}: nested deeper than {MAX_SCHEMA_DEPTH} levels; does a schema refer to itself?")
     seen: set[str] = set()
     applying = [node for schema in evaluated for node in _applying(schema, lookup, seen)]
+    if any("properties" in node for node in applying):
+        return _object_view(applying, accepted, lookup, where, depth)
     if not any(key in node for node in applying for key in _ARRAY_KEYWORDS):
         if not _refuses_arrays(accepted, lookup):
             raise UnboundedSchema(f"{where}: arrays are valid here, but no keyword says what they hold")
@@ -130,6 +160,23 @@ def _view(evaluated: list[Any], accepted: Any, lookup: Lookup, where: str, depth
         raise UnboundedSchema(f"{where}/*: arrays are valid here, but no keyword says what they hold")
     tail = _view(rest, beyond, lookup, f"{where}/*", depth + 1) if rest else None
     return View(max(lengths) + 1, tuple(children), tail)
+
+
+def _object_view(applying: list[dict[str, Any]], accepted: Any, lookup: Lookup, where: str, depth: int) -> View:
+    """The view of a position whose schemas name ``properties``: one view per property named."""
+    if not _refuses_arrays(accepted, lookup):
+        raise UnboundedSchema(f"{where}: an object is expected here, but arrays are valid too; give a type")
+    for node in applying:
+        refused = [key for key in _OBJECT_KEYWORDS_REFUSED if key in node]
+        if refused or isinstance(node.get("additionalProperties"), dict):
+            raise UnboundedSchema(f"{where}: {', '.join(refused) or 'additionalProperties'} is not supported on objects")
+    names = list(dict.fromkeys(key for node in applying for key in node.get("properties", {})))
+    fields = []
+    for key in names:
+        evaluated = [node["properties"][key] for node in applying if key in node.get("properties", {})]
+        fields.append((key, _view(evaluated, {"anyOf": evaluated}, lookup, f"{where}/{key}", depth + 1)))
+    closed = any(node.get("additionalProperties") is False for node in applying)
+    return View(fields=tuple(fields), closed=closed)
 
 
 def _at(applying: list[dict[str, Any]], index: int) -> list[Any]:

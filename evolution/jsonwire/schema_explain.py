@@ -12,7 +12,8 @@ Offers ``Explainer(documents, registry, fast)`` (``fast``: ``schema_fast.FastSch
 
 Paths start with the message name and name each position by the ``title``
 its schema gives it (``boards``, ``population``), else by its index
-(``[2]``); a ``[label, value]`` field is named by its label alone.
+(``[2]``); a ``[label, value]`` field is named by its label alone, and an
+object's property by its key (``.players``).
 
 Bounded work, whatever the message holds:
 
@@ -49,7 +50,10 @@ MAX_ERRORS = 50
 """The most violations one explanation collects (``evolution-schema check`` shows as many)."""
 
 _SHAPE = ("type", "minItems", "maxItems", "items", "const", "enum")
-_OWN = ("type", "const", "enum", "minItems", "maxItems", "minimum", "maximum", "uniqueItems", "contains", "not")
+_OWN = (
+    "type", "const", "enum", "required", "additionalProperties", "minItems", "maxItems", "minimum", "maximum",
+    "uniqueItems", "contains", "not",
+)
 """A position's own checks, in the order they are reported: its kind, its length, then the rest."""
 
 
@@ -95,7 +99,7 @@ def _own_checks_first(node: Any) -> Any:
             return (0, _OWN.index("maxItems"))
         if key in _OWN:
             return (0, _OWN.index(key))
-        return (2, 0) if key in ("prefixItems", "items") else (1, 0)
+        return (2, 0) if key in ("prefixItems", "items", "properties") else (1, 0)
 
     return {key: _own_checks_first(node[key]) for key in sorted(node, key=rank)}
 
@@ -163,6 +167,12 @@ class Explainer:
             if key == "prefixItems" and i + 1 < len(keys):
                 parent, node = node, node["prefixItems"][keys[i + 1]]
                 k = _name_step(parts, parent, node, steps, k)
+                i += 2
+            elif key == "properties" and i + 1 < len(keys):
+                node = node["properties"][keys[i + 1]]
+                if k < len(steps):
+                    parts.append(f".{steps[k]}")  # an object's field is named by its key
+                    k += 1
                 i += 2
             elif key in ("items", "contains"):
                 parent, node = node, node[key]

@@ -103,6 +103,13 @@ def describe(error: ValidationError) -> str:
         if isinstance(negated, dict) and "description" in negated:
             return f"{show(value)} is not accepted: {negated['description']}"
         return f"{show(value)} is not accepted"
+    if keyword == "required" and isinstance(value, dict):
+        missing = [key for key in schema["required"] if key not in value]
+        return f"lacks the field{'s' if len(missing) > 1 else ''} {', '.join(json.dumps(key) for key in missing)}"
+    if keyword == "additionalProperties" and isinstance(value, dict):
+        named = schema.get("properties", {})
+        other = next((key for key in value if key not in named), "")
+        return f"has the field {json.dumps(other)}, which is none of {', '.join(named)}"
     if keyword in WEAK:
         return _no_alternative(value, schema[keyword])
     if keyword == "false":

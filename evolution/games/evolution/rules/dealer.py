@@ -45,6 +45,7 @@ from evolution.games.evolution.rules.results import GameResult, Removal, rank
 from evolution.games.evolution.rules.species import MAX_POPULATION, NEW_SPECIES
 from evolution.games.evolution.rules.table import EXTINCTION_CARDS, Table
 from evolution.games.evolution.rules.traits import Trait
+from evolution.safe_points import SafePoints
 
 MIN_PLAYERS = 3
 MAX_PLAYERS = 8
@@ -87,18 +88,17 @@ async def _settle(pending: Any) -> Any:
     return pending
 
 
-class Dealer:
-    """Runs one game: the table, the turn, and the record of removals."""
+class Dealer(SafePoints):
+    """Runs one game: the table, the turn, and the record of removals (``expel``: ``SafePoints``)."""
 
     def __init__(self, table: Table, observer: Observer | None = None, parallel_choose: bool = False) -> None:
+        super().__init__()
         self.table = table
         self.removals: list[Removal] = []
         self.turn = 0
         self.step = "start"
         self.observer = observer
         self.parallel_choose = parallel_choose
-        self.checkpoints = 0
-        self._expelled: list[tuple[Player, str, int]] = []
 
     @classmethod
     def new_game(
@@ -298,32 +298,11 @@ class Dealer:
 
     # -- removal ------------------------------------------------------------
 
-    def expel(self, player: Player, reason: str, after: int | None = None) -> int:
-        """Remove the player whose external object is ``player`` at a safe point; answer the checkpoint count.
-
-        For failures noticed outside a call (a remote player disconnects or
-        talks out of turn while others are being asked); the removal waits
-        until no answer is being checked against the table: it takes effect at
-        the first safe point after checkpoint ``after`` (default: the count
-        now, so the next safe point).
-        """
-        after = self.checkpoints if after is None else after
-        self._expelled.append((player, reason, after))
-        return after
-
-    def _checkpoint(self) -> None:
-        """A safe point: count it, and apply the expulsions that are due."""
-        self.checkpoints += 1
-        if not self._expelled:
-            return
-        count = self.checkpoints
-        due = [entry for entry in self._expelled if entry[2] < count]
-        self._expelled = [entry for entry in self._expelled if entry[2] >= count]
-        for external, reason, _ in due:
-            for state in self.table.players:
-                if state.player is external:
-                    self.remove(state, reason)
-                    break
+    def _remove_expelled(self, player: Player, reason: str) -> None:
+        for state in self.table.players:
+            if state.player is player:
+                self.remove(state, reason)
+                break
 
     def remove(self, player: PlayerState, reason: str) -> None:
         """Remove a failing or cheating player; the game goes on without it."""

@@ -27,7 +27,7 @@ from evolution.games.evolution.rules.silly import SillyPlayer, silly_action, sil
 from evolution.games.evolution.rules.table import Table
 from evolution.games.evolution.wire import codec
 from evolution.jsonwire.errors import WireError
-from evolution.jsonwire.framing import FramingError, decode_one
+from evolution.jsonwire.harness import run_harness_of
 from evolution.games.evolution.wire.schemas import SCHEMAS
 from evolution.text import plural
 
@@ -109,11 +109,6 @@ HARNESSES: dict[str, Callable[[Json], Json]] = {
 def run_harness(name: str, text: str) -> Json:
     """The harness's answer to ``text``; raises ``WireError`` on bad input (the rules' reasons included)."""
     try:
-        value = decode_one(text.encode("utf-8"))
-    except FramingError as error:
-        raise WireError("", str(error)) from None
-    SCHEMAS.check(f"harness/{name}", value)
-    try:
-        return HARNESSES[name](value)
+        return run_harness_of(HARNESSES, SCHEMAS, name, text)
     except RulesViolation as violation:
         raise WireError(violation.where, violation.reason) from None
