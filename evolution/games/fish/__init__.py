@@ -1,7 +1,147 @@
 """Fish ("Hey, That's My Fish!"), the course's later game: 2-4 players, penguins on a hexagonal board of fish tiles.
 
-Its layers, each depending only on those before it: ``rules`` (the board,
-states, moves, the referee and the player interface: pure, no I/O, no
-Twisted, no JSON), ``strategies`` (the house players), ``wire`` (JSON <->
-rules values, the course's harnesses).
+Offers ``GAME``, the game as the host sees it (``evolution.games.Game``),
+and ``FishSetup``, how its boards are made. Its layers, each depending only
+on those before it:
+
+- ``rules``: the board, states, moves, the referee and the player interface
+  (pure: no I/O, no Twisted, no JSON); ``strategies``: the house players
+  (the reference's greedy player, the course's maximin strategy);
+- ``wire``: JSON <-> rules values, checked against ``schemas/fish/``; the
+  course's five harnesses;
+- ``net``: the proxy player and the dialects (the course's protocol, seed
+  004's) as the host and a client speak them;
+- ``web``: the table and the lines the web view draws.
+
+This module imports none of them: each loads when the host first asks for it.
 """
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import partial
+from typing import Any, Callable, Mapping, Sequence
+
+from evolution.games import GameOption
+
+MAX_SIDE = 100  # rows and columns of a board, as the schemas bound them
+MAX_FISH = 5
+_BOARD = re.compile(r"(\d+)x(\d+)\Z")
+
+
+def _board(text: str) -> tuple[int, int]:
+    found = _BOARD.match(text)
+    if not found:
+        raise ValueError(f"--board takes ROWSxCOLS, such as 6x6, not {text!r}")
+    rows, cols = int(found[1]), int(found[2])
+    if not (1 <= rows <= MAX_SIDE and 1 <= cols <= MAX_SIDE):
+        raise ValueError(f"--board {text}: rows and columns are 1..{MAX_SIDE}")
+    if rows * cols < 8:
+        raise ValueError(f"--board {text}: a board needs room for every penguin (at least 8 tiles)")
+    return rows, cols
+
+
+def _fish(text: str) -> int:
+    try:
+        fish = int(text)
+    except ValueError:
+        fish = 0
+    if not 1 <= fish <= MAX_FISH:
+        raise ValueError(f"--fish takes a number of fish from 1 to {MAX_FISH}, not {text!r}")
+    return fish
+
+
+@dataclass(frozen=True)
+class FishSetup:
+    """How a game's board is made: ``rows x cols`` tiles, each of ``fish`` fish, or of 1..5 drawn with the seed."""
+
+    rows: int = 6
+    cols: int = 6
+    fish: int | None = None
+
+    @property
+    def seeded(self) -> bool:
+        return self.fish is None
+
+    def deal(self, seed: int | None) -> str:
+        return "random" if seed is not None else "fixed"
+
+    def recorded(self) -> dict[str, Any]:
+        return {"board": f"{self.rows}x{self.cols}", "fish": self.fish}
+
+
+class FishGame:
+    """Fish behind the host's game interface."""
+
+    name = "fish"
+    title = "Fish"
+    min_players = 2  # the referee's MIN_PLAYERS and MAX_PLAYERS (a test holds them equal)
+    max_players = 4
+    default_players = (2, 4)
+    default_timeout = 10.0  # the reference's time-per-turn
+    dialects = ("course", "seed004")
+    strategies = ("greedy", "maximin", "cheater", "hole-placer")
+    house = ("greedy", "maximin")
+    player_methods = ("playing_as", "playing_with", "setup", "take_turn")
+    options = (
+        GameOption("board", "6x6", "ROWSxCOLS tiles of every game's board (the course server's 6x6)", _board),
+        GameOption("fish", None, "fish on every tile, 1..5 (default: each tile 1..5 at random, from the game's seed)",
+                   _fish),
+    )
+
+    def setup(self, options: Mapping[str, Any]) -> FishSetup:
+        rows, cols = options.get("board") or (6, 6)
+        fish = options.get("fish")
+        if fish is not None and options.get("seed") is not None:
+            raise ValueError("--seed draws each tile's fish; it cannot go with --fish")
+        return FishSetup(rows, cols, fish)
+
+    def setup_of(self, recorded: Mapping[str, Any]) -> FishSetup:
+        rows, cols = _board(recorded.get("board", "6x6"))
+        return FishSetup(rows, cols, recorded.get("fish"))
+
+    def deal_text(self, deck: str, seed: int | None) -> str:
+        return f"board from seed {seed}" if seed is not None else "fixed board"
+
+    def new_referee(
+        self, players: Sequence[Any], setup: FishSetup, seed: int | None,
+        observer: Callable[[str, Any], None] | None = None,
+    ) -> Any:
+        from evolution.games.fish.rules.board import generate_board
+        from evolution.games.fish.rules.referee import FishReferee
+
+        return FishReferee(players, generate_board(setup.rows, setup.cols, seed, setup.fish), observer)
+
+    def dialect(self, name: str) -> Any:
+        from evolution.games.fish.net.dialects import HOST_DIALECTS
+
+        return HOST_DIALECTS[name]
+
+    def strategy(self, name: str) -> Any:
+        from evolution.games.fish.strategies import BY_NAME
+
+        return BY_NAME[name]()
+
+    def harnesses(self) -> Mapping[str, Callable[[str], Any]]:
+        from evolution.games.fish.wire.harness import HARNESSES, run_harness
+
+        return {name: partial(run_harness, name) for name in HARNESSES}
+
+    def schemas(self) -> Any:
+        from evolution.games.fish.wire.schemas import SCHEMAS
+
+        return SCHEMAS
+
+    def message_checks(self) -> Any:
+        from evolution.games.fish.wire.messages import MESSAGE_CHECKS
+
+        return MESSAGE_CHECKS
+
+    def drawing(self) -> Any:
+        from evolution.games.fish.web.tables import DRAWING
+
+        return DRAWING
+
+
+GAME = FishGame()
