@@ -23,7 +23,6 @@ from typing import Any, NoReturn
 from twisted.python import usage
 
 from evolution import __version__
-from evolution.net.endpoints import EndpointError, EndpointUnavailable, check_server
 from evolution.net.signup import DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_REPLY, DEFAULT_NUMBER_GRACE, SIGNUP_MAX_BYTES
 from evolution.games import DEFAULT_GAME, GAME_NAMES, Game, game
 from evolution.tournament.standings import FINAL_TIEBREAKS, PLAYOFFS
@@ -301,6 +300,8 @@ class Options(usage.Options):
     @staticmethod
     def _check_port(option: str, description: str) -> None:
         shown = _quote(description, 200)  # paths of certificates
+        from evolution.net.endpoints import EndpointError, EndpointUnavailable, check_server  # not for --help
+
         try:
             check_server(description)  # nothing listens yet
         except EndpointError as error:

@@ -111,7 +111,7 @@ class Explainer:
         self.documents = documents
         self.registry = registry
         self._targets: dict[str, Any] = {}
-        self.views = {name: _view_of(document, self._target) for name, document in documents.items()}
+        self._views: dict[str, View] = {}
         self._ordered = {name: _own_checks_first(document) for name, document in documents.items()}
         self._ordered_registry = Registry().with_resources(
             (document["$id"], Resource.from_contents(document)) for document in self._ordered.values()
@@ -119,6 +119,15 @@ class Explainer:
         self._explaining = validators.extend(StrictValidator, validators={"$ref": _skipping_valid_parts(fast)})
         self._validators: dict[str, Any] = {}
         self._explainers: dict[str, Any] = {}
+
+    def view(self, name: str) -> View:
+        """What an explanation of schema ``name`` looks at, worked out on first use.
+
+        A message is explained only when it is refused, and every process that
+        checks messages (each bot and command line too) would otherwise pay
+        for the views of every schema at start-up, most of which it never uses.
+        """
+        return _once(self._views, name, lambda: _view_of(self.documents[name], self._target))
 
     def validator(self, name: str) -> Any:
         """The reference ``jsonschema`` validator of schema ``name`` (strict integers), built on first use."""
@@ -135,7 +144,7 @@ class Explainer:
         The first violation is the same whatever the limit: the schemas check a
         position before its elements, and elements in order (tests check it).
         """
-        errors = self._explainer(name).iter_errors(self.views[name].cut(value))
+        errors = self._explainer(name).iter_errors(self.view(name).cut(value))
         found = list(islice(filter(_sound, errors), limit))
         found = [leaf for error in _strongest(found) for leaf in _leaves(error)]
         found.sort(key=_order)

@@ -13,11 +13,12 @@ it stands for, a ``Clipped`` array gives its real length and ends in ``...``.
 from __future__ import annotations
 
 import json
-from typing import Any
-
-from jsonschema.exceptions import ValidationError
+from typing import TYPE_CHECKING, Any
 
 from evolution.jsonwire.schema_bounds import Clipped, Opaque
+
+if TYPE_CHECKING:  # jsonschema loads only when a refused message is explained
+    from jsonschema.exceptions import ValidationError
 
 WEAK = ("oneOf", "anyOf")
 """Keywords whose error only says that no alternative fits."""

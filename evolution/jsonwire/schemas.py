@@ -39,13 +39,17 @@ import json
 from pathlib import Path
 from typing import Any, Iterator
 
-from referencing import Registry, Resource
+from typing import TYPE_CHECKING
 
 from evolution.jsonwire.errors import WireError
 from evolution.jsonwire.schema_bounds import View
-from evolution.jsonwire.schema_explain import Explainer
 from evolution.jsonwire.schema_fast import FastSchemas
 from evolution.jsonwire.schema_reasons import show
+
+if TYPE_CHECKING:
+    from referencing import Registry
+
+    from evolution.jsonwire.schema_explain import Explainer
 
 __all__ = ["SchemaSet", "schema_dir", "show"]
 
@@ -70,11 +74,34 @@ class SchemaSet:
             document = json.loads(path.read_text(encoding="utf-8"))
             if str(document.get("$id", "")).startswith(namespace):
                 self.documents[path.relative_to(directory).with_suffix("").as_posix()] = document
-        self.registry: Registry = Registry().with_resources(
-            (document["$id"], Resource.from_contents(document)) for document in self.documents.values()
-        )
         self._fast = FastSchemas(self.documents)
-        self._explainer = Explainer(self.documents, self.registry, self._fast)
+        self._slow: Explainer | None = None
+
+    @property
+    def _explainer(self) -> Explainer:
+        """The slow path, built when a message is first refused (or a reference validator is asked for).
+
+        It loads ``jsonschema`` and ``referencing``, which a process that
+        only checks valid messages (a bot, most command lines) never needs.
+        """
+        if self._slow is None:
+            from evolution.jsonwire.schema_explain import Explainer
+
+            self._slow = Explainer(self.documents, self.registry, self._fast)
+        return self._slow
+
+    @property
+    def registry(self) -> Registry:
+        """The schemas as a ``referencing`` registry, by ``$id`` (what ``jsonschema`` resolves ``$ref`` with)."""
+        if self._registry is None:
+            from referencing import Registry, Resource
+
+            self._registry = Registry().with_resources(
+                (document["$id"], Resource.from_contents(document)) for document in self.documents.values()
+            )
+        return self._registry
+
+    _registry: Registry | None = None
 
     def names(self) -> list[str]:
         return sorted(self.documents)
@@ -107,7 +134,7 @@ class SchemaSet:
     def view(self, name: str) -> View:
         """What an explanation of schema ``name`` looks at; ``view(name).size`` bounds its work."""
         self._document(name)
-        return self._explainer.views[name]
+        return self._explainer.view(name)
 
     def is_valid(self, name: str, value: Any) -> bool:
         """True when ``value`` is valid under schema ``name``, with strict integers (the fast path)."""

@@ -35,7 +35,6 @@ from twisted.internet.task import deferLater, react
 from evolution.cli import ArgumentParser
 from evolution.games import DEFAULT_GAME, GAME_NAMES, Game, game
 from evolution.net.client import ClientError, play_remote
-from evolution.net.endpoints import EndpointUnavailable, client_tls
 from evolution.text import escape, plural, short
 
 
@@ -151,6 +150,8 @@ def main(argv: list[str] | None = None) -> None:
     label = f"evolution-client '{short(args.name, 64)}'"
     tls = None
     if args.tls or args.ca:
+        from evolution.net.endpoints import EndpointUnavailable, client_tls  # TLS loads only when asked for
+
         try:
             tls = client_tls(args.host, args.ca)
         except EndpointUnavailable as error:

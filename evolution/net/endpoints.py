@@ -27,7 +27,6 @@ from twisted.application.internet import StreamServerEndpointService
 from twisted.internet.endpoints import serverFromString
 from twisted.internet.error import CannotListenError
 from twisted.internet.protocol import Factory
-from twisted.internet.testing import MemoryReactor
 
 LISTEN_BACKLOG = 1024
 MAX_PORT = 65535
@@ -74,6 +73,8 @@ def server_endpoint(reactor: Any, description: str) -> Any:
 
 def check_server(description: str) -> None:
     """Raise ``EndpointError`` or ``EndpointUnavailable`` if ``description`` cannot serve."""
+    from twisted.internet.testing import MemoryReactor  # a recorder, for the checks at start-up only
+
     if _fields(description)[0] == "ssl":
         require_tls()
     recorder = MemoryReactor()

@@ -7,13 +7,17 @@ from twisted.python.reflect import namedAny
 class _HostMaker(ServiceMaker):
     @property
     def options(self):
-        """Options whose problems end twistd with one line (not twistd's page of usage)."""
-        return namedAny(self.module).TwistdOptions
+        """Options whose problems end twistd with one line (not twistd's page of usage).
+
+        From the options' own module: ``--help`` and a mistaken option need
+        nothing of the host (``evolution.application`` loads to make the service).
+        """
+        return namedAny("evolution.host.options.TwistdOptions")
 
 
 evolution = _HostMaker(
     "Evolution tournament host",
     "evolution.application",
-    "Host games of Evolution between bots that connect over TCP.",
+    "Host games of the course's games (Evolution, Fish) between bots that connect over TCP.",
     "evolution",
 )
