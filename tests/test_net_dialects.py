@@ -117,6 +117,19 @@ class TellRemovedTests(unittest.TestCase):
         [seat] = [seat for seat in record.players if seat.name == "offender"]
         self.assertEqual(str(error), f"the host removed this player: {seat.removed_reason}")
 
+    async def test_every_removed_bot_is_told_wherever_it_sits(self) -> None:
+        """Seated first (signed up last) it is asked before the others answer; it is told all the same."""
+        host = new_host(self, "--players", "3-3", "--tell-removed", "--timeout", "0.5", "--deck", "sorted")
+        goods = [host.client("good 1"), host.client("good 2")]
+        await until(lambda: len(host.factory.lobby) == 2)
+        error = await bad.adversary(host.port, "offender", "choose", bad.send([0, [[0, 0]], [], [], []]))
+        await gatherResults(goods)
+        [record] = await host.runner.when_games_over(1)
+        [seat] = [seat for seat in record.players if seat.name == "offender"]
+        self.assertEqual(seat.seat, 1)
+        self.assertIsInstance(error, Removed)
+        self.assertEqual(str(error), f"the host removed this player: {seat.removed_reason}")
+
     async def test_by_default_a_removed_bot_is_just_hung_up_on(self) -> None:
         host = new_host(self, "--players", "3-3", "--timeout", "0.5")
         recorder = await connect(host.port, "offender")

@@ -159,15 +159,23 @@ class CallLimitTests(unittest.TestCase):
         hand = ALL_CARDS[:4]
         self.proxy.start(0, PlayerView(0, (Species(),), hand))
 
-    def test_no_reply_within_the_limit_fails_the_call_and_hangs_up(self):
+    def test_no_reply_within_the_limit_fails_the_call_and_stops_reading_for_the_game_to_hang_up(self):
         answer = self.proxy.choose((), ((Species(),),))
         self.clock.advance(0.99)
         self.assertNoResult(answer)
         self.clock.advance(0.01)
         failure = self.failureResultOf(answer, PlayerFailure)
         self.assertEqual(failure.getErrorMessage(), "no reply to choose within 1 s")
-        self.assertTrue(self.transport.disconnecting)
+        self.assertEqual(self.transport.producerState, "paused")  # nothing more is read
+        self.assertFalse(self.transport.disconnecting)  # the game hangs up, after its word to the player
         self.assertEqual(self.failures, ["no reply to choose within 1 s"])
+
+    def test_a_seat_nobody_holds_hangs_up_itself_when_it_fails(self):
+        self.proxy.on_failure = None
+        answer = self.proxy.choose((), ((Species(),),))
+        self.clock.advance(1)
+        self.failureResultOf(answer, PlayerFailure)
+        self.assertTrue(self.transport.disconnecting)
 
     def test_a_reply_within_the_limit_is_the_answer(self):
         answer = self.proxy.choose((), ((Species(),),))

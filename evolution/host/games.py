@@ -360,6 +360,8 @@ class GameRunner:
             return
         for proxy in game.proxies:  # the game's log ends here: hanging up is no failure
             proxy.log, proxy.on_failure = None, None
+            if proxy.failure is not None:  # failed after the referee's last safe point: hang up now
+                proxy.close()
         record = self._annotated(game, game.record(result, outcome))
         if self.writer is not None:
             self.writer.write(game_operation(record, game.log.to_text()))

@@ -102,6 +102,9 @@ class ScriptedConnection:
     def read_waiting(self) -> None:
         pass  # every recorded reply is handed over as soon as its question is written
 
+    def stop_reading(self) -> None:
+        pass
+
     def close(self) -> None:
         pass
 

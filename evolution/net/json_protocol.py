@@ -137,6 +137,13 @@ class JSONStreamProtocol(Protocol):
         if self._decoder is not None:
             self._decoder.max_bytes = max_bytes
 
+    def stop_reading(self) -> None:
+        """Read nothing more (what arrives stays in the kernel) until the connection is closed."""
+        self._broken = True
+        self._cancel_grace()
+        if self.transport is not None:
+            self.transport.pauseProducing()
+
     def close(self) -> None:
         """Stop reading and close the connection once written data is flushed."""
         self._broken = True

@@ -17,12 +17,15 @@ there while the reactor was busy elsewhere is the answer, not a timeout. A
 message that arrives while nothing was asked, or whose first byte arrived
 before the question was written (two answers in one write: the second
 answers no question the host had asked), or bytes that are not JSON, fail
-the player too. A failed seat closes its connection, tells ``on_failure``
-once, and fails every later question at once. Reasons quote the player's
-message as sent.
+the player too. A failed seat tells ``on_failure`` once and fails every
+later question at once; it closes its connection itself only when nobody
+holds ``on_failure`` (a game does: it stops reading the connection and
+leaves the hanging up to the game, so that a removed player hears the
+dialect's word first, wherever it sits). Reasons quote the player's message
+as sent.
 
 The connection it drives needs ``sendEncoded(text)`` (a message as its JSON
-text), ``messages_sent``, ``read_waiting()`` and ``close()``; the host's
+text), ``messages_sent``, ``read_waiting()``, ``stop_reading()`` and ``close()``; the host's
 connection protocol calls ``message_received``, ``input_failed`` and
 ``connection_lost``. With a ``SeatLog`` (``evolution.net.game_log``) in
 ``log``, every message written (the very text written) and read is
@@ -52,6 +55,8 @@ class Connection(Protocol):
     def sendEncoded(self, text: str) -> None: ...
 
     def read_waiting(self) -> None: ...
+
+    def stop_reading(self) -> None: ...
 
     def close(self) -> None: ...
 
@@ -176,9 +181,11 @@ class RemoteSeat:
             pending.active = False
         if self.failure is None:
             self.failure = reason
-            self.connection.close()
-            if self.on_failure is not None:
+            if self.on_failure is not None:  # the game removes the player and hangs up, after its word to it
+                self.connection.stop_reading()
                 self.on_failure(self.failure)
+            else:
+                self.connection.close()
         if pending is not None and not pending.deferred.called:
             pending.deferred.errback(PlayerFailure(self.failure))
 
