@@ -189,10 +189,15 @@ class Drawing(Protocol):
     lines saying what happened; ``script``: the file of the game's drawing
     module (JavaScript), which the web view serves as
     ``/static/js/games/<game>.js``: it exports ``table(data, options)``,
-    ``changes(table, before)`` and ``dealt(game)``.
+    ``changes(table, before)`` and ``dealt(game)``, and may export ``words``
+    (how its steps, turns and scores read) and ``style`` (its style sheet's
+    name, beside it); ``style``: that style sheet's file (or None), served
+    as ``/static/js/games/<game>.css`` (``evolution/web/static/js/drawings.js``
+    says more).
     """
 
     script: Path
+    style: Path | None
 
     def table(self, referee: Referee, names: Sequence[str], hands: bool = False) -> Json: ...
 
