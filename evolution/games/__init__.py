@@ -47,6 +47,7 @@ DEFAULT_GAME = "evolution"
 
 REGISTERED = {
     "evolution": "evolution.games.evolution",
+    "fish": "evolution.games.fish",
 }
 """Game name -> the package that holds it (its ``GAME``)."""
 
