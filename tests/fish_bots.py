@@ -1,0 +1,161 @@
+"""Fish clients for tests: a stand-in of the course's reference client, and clients that misbehave.
+
+- ``StandIn``: what the course's reference client (Fish:Remote/client.rkt,
+  SwDev:Testing/communication.rkt) does on the wire, in Python: it sends its
+  name at once (compact JSON and a newline, no padding), then answers every
+  call (``"void"``, a Position, an Action) with the reply preceded by 2,040
+  spaces and written in pieces of a hundredth of its length (at least 10
+  bytes), ``pause`` seconds apart; it reads the next call only once its
+  reply is written; ``end`` is its last message (it answers and closes). It
+  plays greedily, as the reference's greedy player, and records every
+  message it received.
+- ``FishAdversary``: the project's own client (either dialect, greedy) that,
+  the first time the host sends a message of kind ``when`` (a course method,
+  ``setup``, or a seed 004 ``Communication``, ``Placement``), runs ``act``
+  instead of answering.
+- ``Recorder``: a good client of ours that keeps what it receives;
+  ``connect(port, make)`` connects one and gives its protocol;
+- ``fish_client(port, name, dialect, player)``: a good client, as a Deferred
+  of its outcome (or of its error).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Callable
+
+from twisted.internet import reactor
+from twisted.internet.defer import CancelledError, Deferred, ensureDeferred
+from twisted.internet.endpoints import TCP4ClientEndpoint
+from twisted.internet.protocol import Factory
+from twisted.internet.task import deferLater
+
+from adversaries import play
+from evolution.games import game
+from evolution.net.client import ClientProtocol, LastReply, conversation
+
+Act = Callable[["FishAdversary", Any], Any]
+PADDING = 2040
+
+
+def greedy() -> Any:
+    return game("fish").strategy("greedy")
+
+
+def message_kind(value: Any) -> str:
+    """A course call's method, or a seed 004 message's ``Communication``."""
+    if isinstance(value, list) and value and isinstance(value[0], str):
+        return value[0]
+    if isinstance(value, dict):
+        return str(value.get("Communication"))
+    return "unknown"
+
+
+class Recorder(ClientProtocol):
+    """A good client of ours (greedy) that keeps every message it receives, in ``received``."""
+
+    def __init__(self, name: str, dialect: str = "course", player: Any = None) -> None:
+        super().__init__(conversation(name, player or greedy(), "fish", dialect))
+        self.received: list[Any] = []
+        self.address = ""  # host:port of this end (the name a seed 004 host gives it)
+
+    def connectionMade(self) -> None:
+        local = self.transport.getHost()
+        self.address = f"{local.host}:{local.port}"
+        super().connectionMade()
+
+    def _handle(self, value: Any) -> Any:
+        self.received.append(value)
+        return super()._handle(value)
+
+
+class StandIn(Recorder):
+    """The reference client's wire behaviour: name first, padded and trickled replies, ``end`` last."""
+
+    def __init__(self, name: str, player: Any = None, pause: float = 0.005, pieces: int = 100) -> None:
+        super().__init__(name, "course", player)
+        self.pause = pause
+        self.pieces = pieces
+        self._waiting: Deferred | None = None  # the pause after a piece
+
+    def connectionLost(self, reason: Any = None) -> None:
+        if self._waiting is not None:
+            self._waiting.cancel()
+        super().connectionLost(reason)
+
+    def sendMessage(self, value: Any) -> None:  # the name: compact JSON and a newline, at once
+        self.transport.write(json.dumps(value, separators=(",", ":")).encode() + b"\n")
+
+    def _answer(self, answer: Any) -> Deferred | None:
+        last = isinstance(answer, LastReply)
+        value = answer.value if last else answer
+        written = ensureDeferred(self._trickle(json.dumps(value, separators=(",", ":")).encode()))
+        return written.addCallback(lambda _: self.close() if last else None)
+
+    async def _trickle(self, data: bytes) -> None:
+        """2,040 spaces, then ``data`` in pieces a ``pause`` apart, then the newline."""
+        if not self.connected:
+            return
+        self.transport.write(b" " * PADDING)
+        size = max(len(data) // self.pieces, 10)
+        for start in range(0, len(data), size):
+            if not self.connected:
+                return
+            self.transport.write(data[start:start + size])
+            self._waiting = deferLater(reactor, self.pause, lambda: None)
+            try:
+                await self._waiting
+            except CancelledError:  # the host hung up
+                return
+            finally:
+                self._waiting = None
+        self.transport.write(b"\n")
+
+
+class FishAdversary(ClientProtocol):
+    """A greedy client that, at the first host message of kind ``when``, runs ``act`` instead of answering."""
+
+    def __init__(self, name: str, when: str, act: Act, dialect: str = "course") -> None:
+        super().__init__(conversation(name, greedy(), "fish", dialect))
+        self.when = when
+        self.act = act
+        self.acted = False
+        self.timers: list = []
+
+    def connectionLost(self, reason: Any = None) -> None:
+        for timer in self.timers:
+            if timer.active():
+                timer.cancel()
+        super().connectionLost(reason)
+
+    def _handle(self, value: Any) -> Any:
+        if not self.acted and message_kind(value) == self.when:
+            self.acted = True
+            return self.act(self, value)
+        return super()._handle(value)
+
+
+async def fish_adversary(port: int, name: str, when: str, act: Act, dialect: str = "course") -> Any:
+    """Connect an adversary; fires (with the outcome or its error) when the host hangs up."""
+    return await play(port, lambda: FishAdversary(name, when, act, dialect))
+
+
+async def connect(port: int, make: Callable[[], ClientProtocol]) -> Any:
+    """A connected client protocol (``make()``); ``await protocol.done`` for its outcome."""
+    endpoint = TCP4ClientEndpoint(reactor, "127.0.0.1", port)
+    return await endpoint.connect(Factory.forProtocol(make))
+
+
+def stand_in(port: int, name: str, **options: Any) -> Deferred:
+    """A stand-in of the reference client; fires (with the outcome or its error) when the host hangs up."""
+    return ensureDeferred(play(port, lambda: StandIn(name, **options)))
+
+
+def fish_client(port: int, name: str, dialect: str = "course", player: Any = None) -> Deferred:
+    """A good client of ours; fires (with the outcome or its error) when the host hangs up."""
+    return ensureDeferred(play(port, lambda: ClientProtocol(conversation(name, player or greedy(), "fish", dialect))))
+
+
+def answer_as(strategy: Callable[[Any], Any]) -> Act:
+    """Answer with what ``strategy(message)`` gives (a JSON value: an illegal placement, a malformed move)."""
+    return lambda client, message: client.sendMessage(strategy(message))
