@@ -10,7 +10,7 @@
 //   words                                   steps, turns, scores and a replay frame in Fish's words
 //   style                                   its style sheet, beside this module
 
-import { h, nameOf, ordinal, plural } from "../dom.js";
+import { h, nameOf, ordinal, plural, shown } from "../dom.js";
 import { removals } from "../lines.js";
 
 export const style = "fish.css";
@@ -93,12 +93,12 @@ function penguin(row, col, player) {
     svg("circle", { class: "body", cx: x, cy: y - 0.42 * S, r: 0.24 * S }),
     svg("circle", { class: "eye", cx: x + 0.08 * S, cy: y - 0.47 * S, r: 0.05 * S }),
     svg("path", { class: "beak", d: `M${x + 0.2 * S},${y - 0.44 * S} l${0.2 * S},${0.06 * S} l${-0.2 * S},${0.06 * S} z` }),
-    title(`${player.name}'s penguin (${player.color}) on [${row}, ${col}]`));
+    title(`${shown(player.name)}'s penguin (${player.color}) on [${row}, ${col}]`));
 }
 
 // Each player's latest action of this round: a move as an arrow from the hole it left, a placement as a ring.
 function trail(action, latest, names) {
-  const who = names.get(action.seat) ?? `seat ${action.seat}`;
+  const who = shown(names.get(action.seat) ?? `seat ${action.seat}`);
   const kind = `trail ${action.color}${latest ? " latest" : ""}`;
   if (action.kind === "placed") {
     const [cx, cy] = centre(...action.to);
