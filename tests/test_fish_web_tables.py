@@ -182,3 +182,18 @@ def test_the_table_is_json_of_plain_values_with_the_documented_fields():
                               "last", "removed"}
         for player in table["players"]:
             assert set(player) == {"seat", "name", "color", "score", "penguins", "can_move"}
+
+
+def test_every_field_of_the_table_is_documented_in_the_module_and_the_readme():
+    from conftest import REPO
+    from evolution.games.fish.web import tables
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Web view")[1].split("## Commands")[0]
+    steps, _ = play([GreedyPlayer(), IllegalMover()], generate_board(3, 4, seed=2))
+    table = next(table for _, table, _ in steps if table["removed"] and table["players"])
+    fields = {*table, *table["players"][0], *table["removed"][0]}
+    fields |= {key for _, t, _ in steps for action in t["last"] for key in action}
+    for field in fields:
+        assert f'"{field}"' in tables.__doc__, f"{field} is not in tables.py's docstring"
+        assert f'"{field}"' in section, f"{field} is not in the README's web view section"
