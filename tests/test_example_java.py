@@ -18,13 +18,13 @@ import json
 import os
 import random
 import shutil
-import socket
 import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from bot_processes import ScriptedHost
 from conftest import CONFORMANCE, REPO
 from evolution.games.fish.rules.board import Board, Position, generate_board
 from evolution.games.fish.rules.local import play_local_game
@@ -178,57 +178,26 @@ def test_the_rules_and_the_strategy_agree_with_the_engine(classes):
 # -- a scripted host ------------------------------------------------------------------------
 
 
-class ScriptedHost:
-    """A listening socket on 127.0.0.1 and the bot as a ``java`` process connected to it."""
+class JavaScriptedHost(ScriptedHost):
+    """A scripted host of the Java bot, which writes calls as the course's client reads them."""
 
     def __init__(self, classes: Path, name: str) -> None:
-        self.server = socket.create_server(("127.0.0.1", 0))
-        self.server.settimeout(60)
-        port = self.server.getsockname()[1]
-        self.process = subprocess.Popen([JAVA, "-cp", str(classes), "fish.Bot", "127.0.0.1", str(port), name],
-                                        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                        text=True)
-        self.connection, _ = self.server.accept()
-        self.connection.settimeout(60)
-        self.buffer = b""
-
-    def send(self, *parts: bytes) -> None:
-        for part in parts:
-            self.connection.sendall(part)
+        super().__init__([JAVA, "-cp", str(classes), "fish.Bot"], name, timeout=60)
 
     def call(self, method: str, *arguments: Any, pieces: int = 1) -> Any:
-        """Write a call (padded with spaces and cut into ``pieces`` writes, as the course's client writes) and read the reply."""
+        """Write a call (padded with spaces and cut into ``pieces`` writes) and read the reply."""
         text = b" " * 100 + json.dumps([method, list(arguments)]).encode() + b"\n"
         size = -(-len(text) // pieces)
         self.send(*(text[i:i + size] for i in range(0, len(text), size)))
         return self.read()
 
-    def read(self) -> Any:
-        while b"\n" not in self.buffer:
-            data = self.connection.recv(65536)
-            assert data, "the bot closed the connection"
-            self.buffer += data
-        line, self.buffer = self.buffer.split(b"\n", 1)
-        return json.loads(line)
-
-    def finish(self) -> tuple[int, str]:
-        self.connection.close()
-        self.server.close()
-        _, err = self.process.communicate(timeout=60)
-        return self.process.returncode, err
-
-    def kill(self) -> None:
-        if self.process.poll() is None:
-            self.process.kill()
-            self.process.communicate()
-
 
 @pytest.fixture
 def scripted(classes):
-    hosts: list[ScriptedHost] = []
+    hosts: list[JavaScriptedHost] = []
 
-    def make(name: str = "scripted") -> ScriptedHost:
-        hosts.append(ScriptedHost(classes, name))
+    def make(name: str = "scripted") -> JavaScriptedHost:
+        hosts.append(JavaScriptedHost(classes, name))
         return hosts[-1]
 
     yield make

@@ -13,10 +13,11 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from twisted.internet import protocol, reactor
-from twisted.internet.defer import Deferred, gatherResults
+from twisted.internet import reactor
+from twisted.internet.defer import gatherResults
 from twisted.trial import unittest
 
+from bot_processes import BotProcess
 from hosting import new_host, until
 from test_example_java import EXAMPLE, JAVA, JAVAC, MISSING
 from webhosting import fish_client
@@ -35,25 +36,6 @@ def compiled(folder: Path) -> Path:
     return _compiled[0]
 
 
-class JavaProcess(protocol.ProcessProtocol):
-    """The bot as a child process of the reactor; ``ended`` fires with its exit status."""
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-        self.ended: Deferred[int] = Deferred()
-        self.err = b""
-
-    def errReceived(self, data: bytes) -> None:
-        self.err += data
-
-    def processEnded(self, reason: Any) -> None:
-        self.ended.callback(reason.value.exitCode)
-
-    @property
-    def said(self) -> str:
-        return self.err.decode(errors="replace")
-
-
 # Single games: (players, seats of Java bots in sign-up order, seed, board).
 GAMES = [(2, [0], 1, "4x4"), (2, [1], 2, "5x5"), (3, [0, 2], 3, "6x6"), (4, [3], 4, "6x6"), (4, [0, 1, 2, 3], 5, "7x5"),
          (3, [1], 6, "3x8")]
@@ -63,14 +45,14 @@ class HostedJavaTests(unittest.TestCase):
     timeout = 300
     skip = MISSING
 
-    def spawn(self, port: int, name: str) -> JavaProcess:
-        bot = JavaProcess(name)
+    def spawn(self, port: int, name: str) -> BotProcess:
+        bot = BotProcess(name)
         classes = compiled(Path(self.mktemp()).resolve())
         reactor.spawnProcess(bot, JAVA, [JAVA, "-cp", str(classes), "fish.Bot", "127.0.0.1", str(port), name],
                              env=dict(os.environ))
         return bot
 
-    async def sign_up(self, host: Any, names: list[str], java: set[str], begun: Any) -> tuple[list[JavaProcess], list]:
+    async def sign_up(self, host: Any, names: list[str], java: set[str], begun: Any) -> tuple[list[BotProcess], list]:
         """Each name in order, once the one before waits: a Java bot for the names in ``java``, else a client of ours."""
         bots, clients = [], []
         for index, name in enumerate(names):
@@ -81,7 +63,7 @@ class HostedJavaTests(unittest.TestCase):
             await until(lambda: len(host.factory.lobby) > index or begun())
         return bots, clients
 
-    def assert_ended_well(self, bot: JavaProcess, status: int, won: bool) -> None:
+    def assert_ended_well(self, bot: BotProcess, status: int, won: bool) -> None:
         self.assertEqual(status, 0, bot.said)
         self.assertIn(f"end: {'won' if won else 'lost'}", bot.said)
 
