@@ -42,6 +42,20 @@ def greedy() -> Any:
     return game("fish").strategy("greedy")
 
 
+def humble() -> Any:
+    """A player that takes the fewest fish it can: it places and moves where there are fewest (it loses)."""
+    from evolution.games.fish.strategies.house import HousePlayer
+
+    def place(state: Any) -> Any:
+        free = [(fish, position) for position, fish in state.board.tiles_in_order() if not state.is_occupied(position)]
+        return min(free)[1]
+
+    def move(state: Any) -> Any:
+        return min(state.legal_moves(), key=lambda m: (state.board.fish_at(m.target), m))
+
+    return HousePlayer(place, move)
+
+
 def message_kind(value: Any) -> str:
     """A course call's method, or a seed 004 message's ``Communication``."""
     if isinstance(value, list) and value and isinstance(value[0], str):
