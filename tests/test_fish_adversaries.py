@@ -94,7 +94,8 @@ class CourseAdversaryTests(FishAdversaryCase):
 
     async def test_places_a_penguin_on_a_hole_or_off_the_board(self) -> None:
         _, seat = await self.game_with("setup", lambda client, message: client.sendMessage(first_free_hole(message)))
-        self.assertRegex(seat.removed_reason, r"^illegal placement \[\d+, \d+\]: \[\d+, \d+\] is (a hole|not on the board)$")
+        where = r"\[\d+, \d+\]"
+        self.assertRegex(seat.removed_reason, rf"^illegal placement {where}: {where} is (a hole|not on the board)$")
 
     async def test_places_a_penguin_where_one_stands(self) -> None:
         _, seat = await self.game_with("setup", lambda client, message: client.sendMessage(taken_tile(message)))
@@ -165,7 +166,9 @@ class Seed004AdversaryTests(FishAdversaryCase):
 
     async def test_a_removed_player_is_told_disqualify(self) -> None:
         host = self.host
-        offender = await connect(host.port, lambda: FishAdversary("Offender", "Placement", bad.send([99, 99]), "seed004"))
+        offender = await connect(
+            host.port, lambda: FishAdversary("Offender", "Placement", bad.send([99, 99]), "seed004")
+        )
         await until(lambda: len(host.factory.lobby) == 1)
         await gatherResults([fish_client(host.port, name, "seed004") for name in ("Ann", "Bea")])
         error = await offender.done.addErrback(lambda failure: failure.value)
