@@ -20,8 +20,18 @@ from twisted.trial import unittest
 import adversaries as bad
 from evolution.host.replay_cli import check
 from evolution.net.client_cli import Thinking
-from fish_bots import FishAdversary, Recorder, connect, fish_adversary, fish_client, greedy, humble, message_kind
-from hosting import new_host, until
+from fish_bots import (
+    FishAdversary,
+    Recorder,
+    connect,
+    fish_adversary,
+    fish_client,
+    greedy,
+    humble,
+    message_kind,
+    sign_up,
+)
+from hosting import new_host, stored_tournament, until
 
 LIMITS = ("--game", "fish", "--timeout", "1", "--first-move-timeout", "1", "--start-timeout", "1",
           "--signup-timeout", "1", "--signup-window", "0.2", "--seed", "7")
@@ -195,23 +205,16 @@ class BetweenGamesTests(unittest.TestCase):
         """A knockout of ``offender`` (signed up first) and four greedy players taking ``think`` s per answer."""
         host = new_host(self, *LIMITS, "--dialect", dialect, "--tournament", "knockout", "--max-signups", "5",
                         "--signup-window", "5")
-        clients = [await connect(host.port, lambda: offender)]
-        for name in ("Ann", "Bea", "Cid", "Dee"):
-            player = Thinking(greedy(), think, reactor)
-            clients.append(await connect(host.port, lambda name=name: Recorder(name, dialect, player)))
-            if dialect == "course":
-                await until(lambda: len(host.factory.lobby) == len(clients) or host.tournaments.current is not None)
-        await host.tournaments.when_over(1)
-        store = await host.stored()
-        [tournament] = store.tournaments()
-        for game in tournament.games:
-            self.assertEqual(check(store, game)[0], 0)
+        goods = [lambda name=name: Recorder(name, dialect, Thinking(greedy(), think, reactor))
+                 for name in ("Ann", "Bea", "Cid", "Dee")]
+        clients = await sign_up(host, [lambda: offender, *goods])
+        _, tournament, _ = await stored_tournament(self, host, [client.done for client in clients])
         [entrant] = [e for e in tournament.entrants if e.entrant == 1]
         return entrant
 
     async def test_a_loser_that_speaks_while_it_waits_for_the_end_is_out_and_hears_no_end(self) -> None:
         impatient = Impatient("Eve")
-        entrant = await self.tournament("course", impatient, think=0.05)
+        entrant = await self.tournament("course", impatient, think=0.15)
         self.assertEqual(entrant.reached, 1)  # it lost round 1 and waited while the final was played
         self.assertEqual(entrant.failure, "sent a message while waiting for a game")
         self.assertEqual(message_kind(impatient.received[-1]), "take-turn")  # no end
@@ -222,7 +225,11 @@ class BetweenGamesTests(unittest.TestCase):
 
 
 class Impatient(Recorder):
-    """A course client that plays to lose and asks whether it is out once the host has been silent for 0.5 s."""
+    """A course client that plays to lose and asks whether it is out once the host has been silent for 1.5 s.
+
+    In its own game it hears from the host every two answers of the others (0.3 s: they think 0.15 s each);
+    after it, the other game of round 1 and the final keep the host busy for several seconds.
+    """
 
     def __init__(self, name: str) -> None:
         super().__init__(name, "course", humble())
@@ -231,7 +238,7 @@ class Impatient(Recorder):
     def _handle(self, value: Any) -> Any:
         if self.timer is not None and self.timer.active():
             self.timer.cancel()
-        self.timer = reactor.callLater(0.5, self.transport.write, b'"am I out?"\n')
+        self.timer = reactor.callLater(1.5, self.transport.write, b'"am I out?"\n')
         return super()._handle(value)
 
     def connectionLost(self, reason: Any = None) -> None:

@@ -14,18 +14,16 @@ import subprocess
 import sys
 
 import pytest
-from twisted.internet.defer import gatherResults
 from twisted.trial import unittest
 
 from evolution.coroutines import run_locally
 from evolution.games import game
-from evolution.host.replay_cli import check
 from evolution.tournament.allocation import allocate
 from evolution.tournament.formats import Knockout, Swiss
 from evolution.tournament.local import LocalReferee
 from evolution.tournament.manager import TournamentManager
-from fish_bots import Recorder, connect
-from hosting import new_host, until
+from fish_bots import Recorder, sign_up
+from hosting import new_host, stored_tournament
 from test_tournament_formats import Scripted, entrants, names, run
 
 FISH = game("fish")
@@ -130,19 +128,12 @@ class HostedTournamentTests(unittest.TestCase):
 
     async def tournament(self, *options: str) -> tuple:
         host = new_host(self, *FAST, "--max-signups", str(len(NAMES)), "--signup-window", "5", *options)
-        clients = []
-        for index, name in enumerate(NAMES):
-            strategy = FISH.strategy("maximin" if index % 3 == 0 else "greedy")
-            make = lambda name=name, strategy=strategy: Recorder(name, "course", strategy)  # noqa: E731
-            clients.append(await connect(host.port, make))
-            await until(lambda: len(host.factory.lobby) == len(clients) or host.tournaments.current is not None)
-        await host.tournaments.when_over(1)
-        await gatherResults([client.done for client in clients])
-        store = await host.stored()
-        [tournament] = store.tournaments()
-        for stored in tournament.games:
-            status, lines = check(store, stored)
-            self.assertEqual(status, 0, lines)
+        strategies = [FISH.strategy("maximin" if index % 3 == 0 else "greedy") for index in range(len(NAMES))]
+        clients = await sign_up(host, [
+            lambda name=name, strategy=strategy: Recorder(name, "course", strategy)
+            for name, strategy in zip(NAMES, strategies)
+        ])
+        store, tournament, _ = await stored_tournament(self, host, [client.done for client in clients])
         return host, store, tournament, clients
 
     async def test_a_swiss_tournament_of_fish_plays_its_rounds_in_games_of_2_to_4_with_ratings(self) -> None:
