@@ -12,6 +12,7 @@ our own client's conversation after a scripted delay.
 from __future__ import annotations
 
 import json
+from types import SimpleNamespace
 from typing import Any, Callable
 
 from twisted.internet.address import IPv4Address
@@ -22,11 +23,12 @@ from twisted.trial import unittest
 
 from evolution.games import game
 from evolution.games.fish.net.dialects import HOST_DIALECTS
+from evolution.host.games import GameOutcome, GameRunner, GameSettings
 from evolution.host.options import Options
 from evolution.net.client import LastReply
 from evolution.net.lobbies import GameLobby
 from evolution.net.remote_seat import CallSettings, RemoteSeat
-from evolution.net.signup import IN_LOBBY, HostProtocol, SignupConfig, SignupFactory
+from evolution.net.signup import IN_LOBBY, PLAYING, HostProtocol, SignupConfig, SignupFactory
 from evolution.outcomes import PlayerFailure
 
 FISH = game("fish")
@@ -62,6 +64,8 @@ class Lobby:
 class ScriptedConnection:
     """A connection a proxy writes to, answered by our client's conversation after ``delay`` seconds."""
 
+    name, state = "Bot", PLAYING
+
     def __init__(self, clock: Clock, dialect: str, delay: Delay) -> None:
         self.clock = clock
         self.conversation = HOST_DIALECTS[dialect].client("Bot", FISH.strategy("greedy"))
@@ -84,6 +88,9 @@ class ScriptedConnection:
             answer = answer.value
         if not self.closed:
             self.seat.message_received(json.loads(json.dumps(answer)), sent)
+
+    def play(self, seat: RemoteSeat) -> None:  # the host's game runner hands it a seat outside any game
+        self.seat = seat
 
     def read_waiting(self) -> None:
         pass
@@ -192,6 +199,15 @@ class GreetingTests(unittest.TestCase):
         said = HOST_DIALECTS["course"].farewell(seat, True)
         clock.advance(9.9)
         self.assertIsNone(self.successResultOf(said))
+
+    def test_end_goes_to_the_players_still_in_and_not_to_one_removed_whose_connection_is_closing(self):
+        clock = Clock()
+        runner = GameRunner(GameSettings(game="fish"), None, clock)
+        winner, removed = (ScriptedConnection(clock, "course", at_once) for _ in range(2))
+        record = SimpleNamespace(players=[SimpleNamespace(rank=1), SimpleNamespace(rank=None)])
+        runner._farewells(GameOutcome(record, [winner, removed]))
+        clock.advance(1)
+        self.assertEqual((winner.asked, removed.asked), ({"end": 1}, {}))
 
     def test_the_start_limit_is_an_option(self):
         self.assertEqual(FISH.setup({"start-timeout": 0.5}).limits()["start"], 0.5)
