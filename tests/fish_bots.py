@@ -30,16 +30,31 @@ from twisted.internet.endpoints import TCP4ClientEndpoint
 from twisted.internet.protocol import Factory
 from twisted.internet.task import deferLater
 
-from adversaries import play
+from adversaries import Adversary, play
+from hosting import until
 from evolution.games import game
 from evolution.net.client import ClientProtocol, LastReply, conversation
 
-Act = Callable[["FishAdversary", Any], Any]
+Act = Callable[[Adversary, Any], Any]
 PADDING = 2040
 
 
 def greedy() -> Any:
     return game("fish").strategy("greedy")
+
+
+def humble() -> Any:
+    """A player that takes the fewest fish it can: it places and moves where there are fewest (it loses)."""
+    from evolution.games.fish.strategies.house import HousePlayer
+
+    def place(state: Any) -> Any:
+        free = [(fish, position) for position, fish in state.board.tiles_in_order() if not state.is_occupied(position)]
+        return min(free)[1]
+
+    def move(state: Any) -> Any:
+        return min(state.legal_moves(), key=lambda m: (state.board.fish_at(m.target), m))
+
+    return HousePlayer(place, move)
 
 
 def message_kind(value: Any) -> str:
@@ -112,27 +127,16 @@ class StandIn(Recorder):
         self.transport.write(b"\n")
 
 
-class FishAdversary(ClientProtocol):
-    """A greedy client that, at the first host message of kind ``when``, runs ``act`` instead of answering."""
+class FishAdversary(Adversary):
+    """A greedy Fish client (either dialect) that, at the first host message of kind ``when``, runs ``act``."""
+
+    handled_first = ()
 
     def __init__(self, name: str, when: str, act: Act, dialect: str = "course") -> None:
-        super().__init__(conversation(name, greedy(), "fish", dialect))
-        self.when = when
-        self.act = act
-        self.acted = False
-        self.timers: list = []
+        super().__init__(name, when, act, conversation(name, greedy(), "fish", dialect))
 
-    def connectionLost(self, reason: Any = None) -> None:
-        for timer in self.timers:
-            if timer.active():
-                timer.cancel()
-        super().connectionLost(reason)
-
-    def _handle(self, value: Any) -> Any:
-        if not self.acted and message_kind(value) == self.when:
-            self.acted = True
-            return self.act(self, value)
-        return super()._handle(value)
+    def kind(self, value: Any) -> str:
+        return message_kind(value)
 
 
 async def fish_adversary(port: int, name: str, when: str, act: Act, dialect: str = "course") -> Any:
@@ -144,6 +148,19 @@ async def connect(port: int, make: Callable[[], ClientProtocol]) -> Any:
     """A connected client protocol (``make()``); ``await protocol.done`` for its outcome."""
     endpoint = TCP4ClientEndpoint(reactor, "127.0.0.1", port)
     return await endpoint.connect(Factory.forProtocol(make))
+
+
+async def sign_up(host: Any, makers: list[Callable[[], ClientProtocol]]) -> list:
+    """Connect the clients ``makers`` make, in order, each once the one before it is in the lobby.
+
+    Seed 004's clients sign up by keeping silent for 2 s: they connect one right after another.
+    """
+    clients: list = []
+    for make in makers:
+        clients.append(await connect(host.port, make))
+        if not host.factory.config.signup.silent:
+            await until(lambda: len(host.factory.lobby) == len(clients) or host.tournaments.current is not None)
+    return clients
 
 
 def stand_in(port: int, name: str, **options: Any) -> Deferred:

@@ -17,9 +17,8 @@ from twisted.internet.defer import gatherResults
 from twisted.trial import unittest
 
 from conftest import SPEC
-from evolution.host.replay_cli import check
-from fish_bots import Recorder, StandIn, connect, message_kind
-from hosting import new_host, until
+from fish_bots import Recorder, StandIn, connect, message_kind, sign_up
+from hosting import new_host, stored_tournament
 
 FAST = ("--game", "fish", "--timeout", "2", "--first-move-timeout", "2", "--start-timeout", "2",
         "--signup-timeout", "2", "--number-grace", "0.01")
@@ -53,28 +52,9 @@ def transcript_shapes(path: Any) -> dict[int, str]:
 class FishHostCase(unittest.TestCase):
     timeout = 60
 
-    async def sign_up(self, host: Any, make: Any, names: list[str]) -> list:
-        """Connect one client per name, in order, each once the one before it is in the lobby.
-
-        Seed 004's clients sign up by keeping silent for 2 s: they connect one after another, at once.
-        """
-        clients = []
-        for name in names:
-            before = len(host.factory.lobby)
-            clients.append(await connect(host.port, lambda name=name: make(name)))
-            if not host.factory.config.signup.silent:
-                await until(lambda: len(host.factory.lobby) > before or host.tournaments.current is not None)
-        return clients
-
     async def tournament(self, host: Any, make: Any, names: list[str]) -> tuple:
-        clients = await self.sign_up(host, make, names)
-        await host.tournaments.when_over(1)
-        await gatherResults([client.done.addErrback(lambda failure: failure.value) for client in clients])
-        store = await host.stored()
-        [tournament] = store.tournaments()
-        for game in tournament.games:
-            status, lines = check(store, game)
-            self.assertEqual(status, 0, lines)  # every game replays from its log to its result
+        clients = await sign_up(host, [lambda name=name: make(name) for name in names])
+        store, tournament, _ = await stored_tournament(self, host, [client.done for client in clients])
         return store, tournament, clients
 
     def rounds(self, store: Any, tournament: Any) -> list[list[list[str]]]:

@@ -351,9 +351,15 @@ class GameRunner:
         return self.play(ready).addCallback(self._farewells)
 
     def _farewells(self, outcome: GameOutcome) -> Deferred[GameOutcome]:
+        """The farewell to each player still in at the end; one removed, or failing after the game, hears nothing.
+
+        (Those were hung up on already, but their connections may not have closed yet.)
+        """
+        failed_after = list(outcome.failed_after) + [None] * len(outcome.connections)
         farewells = [
             self.farewell(connection, seat.rank == 1)
-            for connection, seat in zip(outcome.connections, outcome.record.players)
+            for connection, seat, failed in zip(outcome.connections, outcome.record.players, failed_after)
+            if seat.rank is not None and failed is None
         ]
         return DeferredList(farewells).addCallback(lambda _: outcome)
 

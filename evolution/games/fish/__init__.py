@@ -1,14 +1,17 @@
 """Fish ("Hey, That's My Fish!"), the course's later game: 2-4 players, penguins on a hexagonal board of fish tiles.
 
 Offers ``GAME``, the game as the host sees it (``evolution.games.Game``),
-and ``FishSetup``, how its boards are made. Its layers, each depending only
-on those before it:
+and ``FishSetup``, how its boards are made and the course's time limits
+beyond ``--timeout`` (``--start-timeout``, ``--first-move-timeout``). A
+referee it makes introduces itself to each player that asks
+(``refereed_by``: a remote player's proxy, to know a first-round move). Its
+layers, each depending only on those before it:
 
 - ``rules``: the board, states, moves, the referee and the player interface
   (pure: no I/O, no Twisted, no JSON); ``strategies``: the house players
   (the reference's greedy player, the course's maximin strategy);
-- ``wire``: JSON <-> rules values, checked against ``schemas/fish/``; the
-  course's five harnesses;
+- ``wire``: JSON <-> rules values, every message of both dialects checked
+  against ``schemas/fish/``; the course's five harnesses;
 - ``net``: the proxy player and the dialects (the course's protocol, seed
   004's) as the host and a client speak them;
 - ``web``: the table and the lines the web view draws.

@@ -41,6 +41,14 @@ def _acknowledge(ack: Json) -> Callable[[Any], Json]:
     return lambda _: ack
 
 
+def _read(reader: Callable[[Json], Any], value: Json) -> Any:
+    """``reader(value)``; a message the wire layer refuses breaks the protocol (``ClientError``)."""
+    try:
+        return reader(value)
+    except WireError as error:
+        raise ClientError(f"the host sent an invalid message: {error}") from None
+
+
 class CourseConversation:
     """The course protocol, as the course's reference client speaks it (without its padding and trickling)."""
 
@@ -59,10 +67,7 @@ class CourseConversation:
         return self.name
 
     def handle(self, value: Json) -> Any:
-        try:
-            method, arguments = read_call(value)
-        except WireError as error:
-            raise ClientError(f"the host sent an invalid message: {error}") from None
+        method, arguments = _read(read_call, value)
         return getattr(self, "_" + method.replace("-", "_"))(*arguments)
 
     def _start(self, started: bool) -> Json:
@@ -99,10 +104,7 @@ class Seed004Conversation:
         return None  # seed 004's clients say nothing until asked
 
     def handle(self, value: Json) -> Any:
-        try:
-            communication, payload = read_seed004(value)
-        except WireError as error:
-            raise ClientError(f"the host sent an invalid message: {error}") from None
+        communication, payload = _read(read_seed004, value)
         if communication == "Color":
             return answered(self.player.playing_as(payload), _acknowledge(ACK))
         if communication == "Placement":

@@ -73,19 +73,19 @@ def read_action(value: Json) -> Move:
 def read_placement(value: Json, state: GameState) -> Position:
     """``read_position``, legal for the first player of ``state`` (as the referee judges it)."""
     position = read_position(value)
-    problem = state.placement_problem(position)
-    if problem is not None:
-        raise WireError("position", problem)
-    return position
+    return _legal(position, state.placement_problem(position), "position")
 
 
 def read_move(value: Json, state: GameState) -> Move:
     """``read_action``, legal for the first player of ``state`` (as the referee judges it)."""
     move = read_action(value)
-    problem = state.move_problem(move)
+    return _legal(move, state.move_problem(move), "action")
+
+
+def _legal(choice: Any, problem: str | None, path: str) -> Any:
     if problem is not None:
-        raise WireError("action", problem)
-    return move
+        raise WireError(path, problem)
+    return choice
 
 
 # -- a client reads: the course protocol -------------------------------------------------
