@@ -1,18 +1,19 @@
-"""Rerun every engine example of docs/rules.md and compare the answers.
+"""Rerun every engine example of a rules page (docs/rules.md, docs/fish-rules.md) and compare the answers.
 
-The rules page shows its worked examples as shell sessions::
+The rules pages show their worked examples as shell sessions::
 
     ```console
-    $ echo '<one JSON value>' | evolution-harness NAME
+    $ echo '<one JSON value>' | evolution-harness [--game GAME] NAME
     <the answer the engine printed>
     ```
 
-This script finds each such block, runs ``evolution-harness NAME`` with that
-input, and compares the answer (as JSON values, so spacing does not matter).
-An expected answer of ``(nothing)`` means the harness must print nothing (the
-input is invalid). Run it from the repository, with the host installed:
+This script finds each such block, runs ``evolution-harness`` with that game,
+harness and input, and compares the answer (as JSON values, so spacing does
+not matter). An expected answer of ``(nothing)`` means the harness must print
+nothing (the input is invalid). Run it from the repository, with the host
+installed:
 
-    .venv/bin/python docs/check_examples.py [docs/rules.md]
+    .venv/bin/python docs/check_examples.py [docs/rules.md | docs/fish-rules.md]
 
 It prints one line per disagreement and a count, and exits 1 when any
 example disagrees with the engine.
@@ -26,13 +27,23 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import NamedTuple
 
-COMMAND = re.compile(r"^\$ echo '(?P<input>[^']*)' \| evolution-harness (?P<name>[a-z0-9]+)$")
+COMMAND = re.compile(r"^\$ echo '(?P<input>[^']*)' \| evolution-harness (?:--game (?P<game>[a-z]+) )?(?P<name>[a-z0-9]+)$")
+DEFAULT_GAME = "evolution"
 FENCE = "```"
 
 
-def examples(text: str) -> list[tuple[int, str, str, str]]:
-    """(line number, harness name, input, expected output) for each example."""
+class Example(NamedTuple):
+    line: int
+    name: str  # the harness
+    input: str
+    expected: str
+    game: str = DEFAULT_GAME
+
+
+def examples(text: str) -> list[Example]:
+    """Each example of a page: where it is, its harness, input and expected output, and its game."""
     found = []
     lines = text.splitlines()
     i = 0
@@ -47,7 +58,8 @@ def examples(text: str) -> list[tuple[int, str, str, str]]:
         while i < len(lines) and not lines[i].strip().startswith(("$ ", FENCE)):
             expected.append(lines[i].strip())
             i += 1
-        found.append((start, match["name"], match["input"], "\n".join(expected).strip()))
+        found.append(Example(start, match["name"], match["input"], "\n".join(expected).strip(),
+                             match["game"] or DEFAULT_GAME))
     return found
 
 
@@ -58,12 +70,12 @@ def harness_command() -> list[str]:
     found = shutil.which("evolution-harness")
     if found:
         return [found]
-    return [sys.executable, "-m", "evolution.games.evolution.wire.harness"]
+    return [sys.executable, "-m", "evolution.host.harness_cli"]
 
 
-def run(name: str, value: str) -> str:
+def run(name: str, value: str, game: str = DEFAULT_GAME) -> str:
     result = subprocess.run(
-        [*harness_command(), name], input=value, capture_output=True, text=True, timeout=60, check=False
+        [*harness_command(), "--game", game, name], input=value, capture_output=True, text=True, timeout=60, check=False
     )
     return result.stdout.strip()
 
@@ -81,11 +93,12 @@ def main(argv: list[str]) -> int:
     page = Path(argv[1]) if len(argv) > 1 else Path(__file__).resolve().parent / "rules.md"
     found = examples(page.read_text(encoding="utf-8"))
     wrong = 0
-    for line, name, value, expected in found:
-        got = run(name, value)
-        if not same(expected, got):
+    for example in found:
+        got = run(example.name, example.input, example.game)
+        if not same(example.expected, got):
             wrong += 1
-            print(f"{page.name}:{line}: evolution-harness {name} printed {got or '(nothing)'}, the page says {expected}")
+            print(f"{page.name}:{example.line}: evolution-harness --game {example.game} {example.name} printed"
+                  f" {got or '(nothing)'}, the page says {example.expected}")
     print(f"{page.name}: {len(found) - wrong} of {len(found)} examples agree with the engine")
     return 1 if wrong or not found else 0
 

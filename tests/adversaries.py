@@ -2,7 +2,8 @@
 
 An ``Adversary`` is the project's own ``ClientProtocol`` with one twist: the
 first time the host sends it a message of kind ``when`` ("start", "choose" or
-"feed-next"), it runs ``act(client, message)`` instead of answering normally.
+"feed-next"), it runs ``act(client, message)`` instead of answering normally
+(``fish_bots.FishAdversary`` is one for Fish).
 """
 
 from __future__ import annotations
@@ -25,12 +26,19 @@ Act = Callable[["Adversary", Any], Any]
 
 
 class Adversary(ClientProtocol):
-    def __init__(self, name: str, when: str, act: Act) -> None:
-        super().__init__(conversation(name, SillyPlayer()))
+    """``talk``: the conversation it holds (a silly Evolution player's by default); ``kind`` names a host message."""
+
+    handled_first = ("start",)  # kinds it also answers as usual before acting (the strategy sees its hand)
+
+    def __init__(self, name: str, when: str, act: Act, talk: Any = None) -> None:
+        super().__init__(talk or conversation(name, SillyPlayer()))
         self.when = when
         self.act = act
         self.acted = False
         self.timers: list = []
+
+    def kind(self, value: Any) -> str:
+        return message_kind(value)
 
     def connectionLost(self, reason: Any = None) -> None:
         for timer in self.timers:
@@ -39,10 +47,10 @@ class Adversary(ClientProtocol):
         super().connectionLost(reason)
 
     def _handle(self, value: Any) -> Any:
-        if self.signed_up and not self.acted and message_kind(value) == self.when:
+        if not self.acted and self.kind(value) == self.when:  # a sign-up reply is of no kind it acts on
             self.acted = True
-            if self.when == "start":
-                super()._handle(value)  # keep the strategy's view of the hand
+            if self.when in self.handled_first:
+                super()._handle(value)
             return self.act(self, value)
         return super()._handle(value)
 

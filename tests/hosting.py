@@ -6,10 +6,11 @@ from pathlib import Path
 from typing import Any
 
 from twisted.internet import reactor
-from twisted.internet.defer import Deferred, ensureDeferred
+from twisted.internet.defer import Deferred, ensureDeferred, gatherResults
 from twisted.internet.task import deferLater
 from twisted.trial import unittest
 
+from evolution.host.replay_cli import check
 from evolution.host.service import Options, build_host
 from evolution.host.store import ResultsStore
 from evolution.host.store_writer import StoreWriter
@@ -59,6 +60,19 @@ class LocalHost:
         await self.writer.close()
         for reader in self.readers:
             reader.close()
+
+
+async def stored_tournament(test: unittest.TestCase, host: LocalHost, clients: list[Deferred]) -> tuple:
+    """Once the host's first tournament is over and ``clients`` have ended: the store, the tournament and the
+    clients' outcomes (or errors); ``test`` asserts that every game of it replays from its log to its result."""
+    await host.tournaments.when_over(1)
+    outcomes = await gatherResults([client.addErrback(lambda failure: failure.value) for client in clients])
+    store = await host.stored()
+    [tournament] = store.tournaments()
+    for game in tournament.games:
+        status, lines = check(store, game)
+        test.assertEqual(status, 0, lines)
+    return store, tournament, outcomes
 
 
 async def until(predicate: Any, interval: float = 0.01) -> None:

@@ -19,16 +19,15 @@ import json
 import os
 import random
 import shutil
-import socket
 import subprocess
-from pathlib import Path
 from typing import Any
 
 import pytest
-from twisted.internet import protocol, reactor
-from twisted.internet.defer import Deferred, gatherResults
+from twisted.internet import reactor
+from twisted.internet.defer import gatherResults
 from twisted.trial import unittest
 
+from bot_processes import BotProcess, ScriptedHost
 from conftest import CONFORMANCE, REPO
 from evolution.games.evolution.rules.cards import ALL_CARDS
 from evolution.games.evolution.rules.errors import RulesViolation
@@ -223,46 +222,6 @@ def test_the_rules_module_agrees_with_the_engine():
 # -- a scripted host ------------------------------------------------------------------
 
 
-class ScriptedHost:
-    """A listening socket on 127.0.0.1 and the bot as a ``node`` process connected to it."""
-
-    def __init__(self, name: str = "scripted") -> None:
-        self.server = socket.create_server(("127.0.0.1", 0))
-        self.server.settimeout(30)
-        port = self.server.getsockname()[1]
-        self.process = subprocess.Popen(
-            [NODE, str(BOT), "127.0.0.1", str(port), name],
-            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        )
-        self.connection, _ = self.server.accept()
-        self.connection.settimeout(30)
-        self.buffer = b""
-
-    def send(self, *parts: bytes) -> None:
-        for part in parts:
-            self.connection.sendall(part)
-
-    def read(self) -> Any:
-        """The bot's next message: it writes one JSON value per line."""
-        while b"\n" not in self.buffer:
-            data = self.connection.recv(65536)
-            assert data, "the bot closed the connection"
-            self.buffer += data
-        line, self.buffer = self.buffer.split(b"\n", 1)
-        return json.loads(line)
-
-    def finish(self) -> tuple[int, str]:
-        self.connection.close()
-        self.server.close()
-        _, err = self.process.communicate(timeout=30)
-        return self.process.returncode, err
-
-    def kill(self) -> None:
-        if self.process.poll() is None:
-            self.process.kill()
-            self.process.communicate()
-
-
 def line(value: Any) -> bytes:
     return json.dumps(value, separators=(",", ":")).encode() + b"\n"
 
@@ -276,7 +235,7 @@ def scripted():
     hosts: list[ScriptedHost] = []
 
     def make(name: str = "scripted") -> ScriptedHost:
-        hosts.append(ScriptedHost(name))
+        hosts.append(ScriptedHost([NODE, str(BOT)], name))
         return hosts[-1]
 
     yield make
@@ -343,20 +302,6 @@ def test_a_refusal_an_invalid_message_or_a_removal_ends_with_its_reason_and_stat
 # -- whole games on a real host ----------------------------------------------------------
 
 
-class NodeProcess(protocol.ProcessProtocol):
-    """The bot as a child process of the reactor; ``ended`` fires with its exit status."""
-
-    def __init__(self) -> None:
-        self.ended: Deferred[int] = Deferred()
-        self.err = b""
-
-    def errReceived(self, data: bytes) -> None:
-        self.err += data
-
-    def processEnded(self, reason: Any) -> None:
-        self.ended.callback(reason.value.exitCode)
-
-
 # (players, seats of JavaScript bots in sign-up order): 3 to 8 players, one to three
 # JavaScript bots, signing up first, last or in between. Each is played on two seeds.
 TABLES = [
@@ -369,14 +314,14 @@ GAMES = [(players, seats, seed) for seed0 in (100, 200) for seed, (players, seat
 class HostedGamesTests(unittest.TestCase):
     timeout = 240
 
-    async def play(self, players: int, js_seats: list[int], seed: int) -> tuple[Any, list[NodeProcess]]:
+    async def play(self, players: int, js_seats: list[int], seed: int) -> tuple[Any, list[BotProcess]]:
         host = new_host(self, "--players", f"{players}-{players}", "--seed", str(seed), "--timeout", "5")
-        bots: list[NodeProcess] = []
+        bots: list[BotProcess] = []
         clients = []
         for seat in range(players):
             waiting = len(host.factory.lobby) + 1
             if seat in js_seats:
-                bot = NodeProcess()
+                bot = BotProcess()
                 name = f"js-{seed}-{seat}"
                 reactor.spawnProcess(bot, NODE, [NODE, str(BOT), "127.0.0.1", str(host.port), name], env=dict(os.environ))
                 bots.append(bot)

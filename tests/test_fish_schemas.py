@@ -18,10 +18,12 @@ from evolution.jsonwire.schema_bounds import Opaque, UnboundedSchema, View
 from evolution.games.evolution.wire.schemas import SCHEMAS as EVOLUTION_SCHEMAS
 from evolution.jsonwire.schemas import SchemaSet, schema_dir
 
-NAMES = ["defs"] + [f"harness/{name}" for name in sorted(HARNESSES)]
+COURSE = ["name", "start", "playing-as", "playing-with", "setup", "take-turn", "end", "void", "position", "action"]
+SEED004 = [f"seed004/{name}" for name in ("color", "placement", "action", "disqualify", "game-result", "ack")]
+NAMES = ["defs"] + [f"harness/{name}" for name in sorted(HARNESSES)] + COURSE + SEED004
 
 
-def test_one_file_per_harness_and_one_of_definitions():
+def test_one_file_per_harness_per_message_of_each_dialect_and_one_of_definitions():
     assert SCHEMAS.names() == sorted(NAMES)
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO
+from evolution.games.fish.wire.schemas import SCHEMAS as FISH_SCHEMAS
 from evolution.host.demo import free_port
 
 pytestmark = pytest.mark.slow
@@ -74,10 +75,13 @@ def test_the_installed_commands_play_a_game(installed, tmp_path):
     assert sorted(p["name"] for p in game["players"]) == ["bot 0", "bot 1", "bot 2"]
 
 
-def test_the_installed_package_ships_fish_with_its_schemas(installed, tmp_path):
+def test_the_installed_package_ships_fish_with_its_schemas_and_its_drawing(installed, tmp_path):
     script = (
         "from evolution.games.fish.wire.harness import SCHEMAS, run_harness;"
-        "print(len(SCHEMAS.names()), run_harness('xboard', '{\"position\": [0, 0], \"board\": [[1, 1], [1, 1]]}'))"
+        "from evolution.games.fish.web.tables import DRAWING;"
+        "print(len(SCHEMAS.names()), run_harness('xboard', '{\"position\": [0, 0], \"board\": [[1, 1], [1, 1]]}'),"
+        " DRAWING.script.is_file(), DRAWING.style.is_file())"
     )
     result = subprocess.run([str(installed / "python"), "-c", script], cwd=tmp_path, capture_output=True, text=True)
-    assert result.stdout.split() == ["6", "1"], result.stderr
+    expected = [str(len(FISH_SCHEMAS.names())), "1", "True", "True"]  # every schema, seed004/ too; the drawing
+    assert result.stdout.split() == expected, result.stderr

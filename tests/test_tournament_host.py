@@ -16,13 +16,12 @@ from twisted.internet import reactor
 from twisted.internet.defer import gatherResults
 from twisted.trial import unittest
 
-from evolution.host.replay_cli import check
 from evolution.net.client import ClientProtocol, Refused, conversation
 from evolution.net.client_cli import Thinking
 from evolution.games.evolution.rules.silly import SillyPlayer
 from evolution.games.evolution.strategies import BY_NAME
 from evolution.games.evolution.wire.messages import message_kind
-from hosting import new_host, until
+from hosting import new_host, stored_tournament, until
 
 FAST = ("--timeout", "0.5", "--signup-timeout", "1", "--number-grace", "0.01")
 
@@ -49,14 +48,7 @@ class TournamentCase(unittest.TestCase):
 
     async def play(self, host: Any, names: list[str], strategies: dict[str, str] | None = None) -> tuple:
         clients = await self.sign_up(host, names, strategies)
-        await host.tournaments.when_over(1)
-        outcomes = await gatherResults([client.addErrback(lambda failure: failure.value) for client in clients])
-        store = await host.stored()
-        [tournament] = store.tournaments()
-        for game in tournament.games:
-            status, lines = check(store, game)
-            self.assertEqual(status, 0, lines)  # every game replays from its log to its result
-        return store, tournament, outcomes
+        return await stored_tournament(self, host, clients)  # every game replayed from its log to its result
 
     def rounds(self, store: Any, tournament: Any) -> list[list[list[str]]]:
         """The games of each round, each game its seats' names in turn order."""

@@ -74,7 +74,9 @@ class BrowserTests(unittest.TestCase):
                 overview = page.open(host.url("/"))
                 overview.wait_for_selector("text=No game is running.")
                 self.assertIn("0 players waiting", text(overview, "main"))
-                on_reactor(lambda: sign_up("ann", NASTY))
+                on_reactor(lambda: sign_up("ann"))  # one after the other: the lobby lists them in sign-up order
+                overview.wait_for_selector("text=1 player waiting")
+                on_reactor(lambda: sign_up(NASTY))
                 overview.wait_for_selector("text=2 players waiting")
                 chips = overview.locator(".chips .name").all_inner_texts()
                 self.assertEqual(chips, ["ann", escape(NASTY)])

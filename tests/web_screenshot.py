@@ -1,11 +1,12 @@
-"""Draw the README's screenshot of the web view: a live game between six bots that think.
+"""Draw the README's screenshots of the web view: a live game between bots that think.
 
-    .venv/bin/python tests/web_screenshot.py docs/web-view.png [--width 1440] [--height 720] [--dark] [--seed S]
+    .venv/bin/python tests/web_screenshot.py docs/web-view.png [--game fish] [--width 1440] [--height 720] [--dark] [--seed S]
 
-Runs a host with its web view on loopback in this process, signs up six
-slow silly bots, and once the game is in its second turn's feeding, has
-headless Chromium (``browser.chromium``) open the game's page and take a
-picture of it.
+Runs a host with its web view on loopback in this process, signs up slow
+bots (Evolution: six silly ones; Fish: four, greedy and maximin), and once
+the game is well under way (Evolution: its second turn's feeding; Fish: its
+ninth move), has headless Chromium (``browser.chromium``) open the game's
+page and take a picture of it.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import argparse
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, NamedTuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -24,18 +25,42 @@ from twisted.internet.threads import blockingCallFromThread, deferToThread  # no
 
 from browser import chromium, missing  # noqa: E402
 from hosting import until  # noqa: E402
-from webhosting import SlowPlayer, WebHost  # noqa: E402
-
-NAMES = ["Darwin's finch", "wallace", "<b>Lamarck</b>", "mendel-bot 2", "Tiktaalik", "haeckel"]
+from webhosting import SlowPlayer, WebHost, fish_client  # noqa: E402
 
 
-async def started(host: WebHost) -> str:
-    """Sign the bots up; once their game is feeding in its second turn, the URL of its page."""
-    for name in NAMES:
+class Scene(NamedTuple):
+    """What to picture of one game: the host's options, its bots, when to shoot, what the page must show."""
+
+    options: tuple[str, ...]
+    sign_up: Callable[[WebHost], None]
+    ready: Callable[[Any], bool]  # of the referee
+    drawn: str  # a selector of the drawn table
+
+
+def evolution_bots(host: WebHost) -> None:
+    for name in ["Darwin's finch", "wallace", "<b>Lamarck</b>", "mendel-bot 2", "Tiktaalik", "haeckel"]:
         host.client(name, SlowPlayer(0.5))
+
+
+def fish_bots(host: WebHost) -> None:
+    for name, strategy in (("Adelie", "greedy"), ("Gentoo", "maximin"), ("Emperor", "greedy"), ("Chinstrap", "maximin")):
+        fish_client(host, name, strategy, 0.6)
+
+
+SCENES = {
+    "evolution": Scene(("--players", "6-6", "--timeout", "2"), evolution_bots,
+                       lambda referee: referee.turn >= 2 and referee.step == "feed", ".species"),
+    "fish": Scene(("--game", "fish", "--players", "4-4", "--timeout", "3", "--first-move-timeout", "3"), fish_bots,
+                  lambda referee: referee.turn >= 9, ".fish-board"),
+}
+
+
+async def started(host: WebHost, scene: Scene) -> str:
+    """Sign the bots up; once their game is where the scene wants it, the URL of its page."""
+    scene.sign_up(host)
     await until(lambda: host.runner.running)
     [game] = host.runner.running.values()
-    await until(lambda: game.referee.turn >= 2 and game.referee.step == "feed" or game.id not in host.runner.running)
+    await until(lambda: scene.ready(game.referee) or game.id not in host.runner.running)
     return host.url(f"/games/{game.id}")
 
 
@@ -47,16 +72,17 @@ def shoot(host: WebHost, arguments: Any) -> None:
             color_scheme="dark" if arguments.dark else "light",
         )
         page.goto(host.url("/"))
-        url = blockingCallFromThread(reactor, lambda: ensureDeferred(started(host)))
+        scene = SCENES[arguments.game]
+        url = blockingCallFromThread(reactor, lambda: ensureDeferred(started(host, scene)))
         page.goto(url)
-        page.wait_for_selector(".species")
+        page.wait_for_selector(scene.drawn)
         page.wait_for_selector(".status.live, .controls")
         page.wait_for_timeout(400)
         page.screenshot(path=str(arguments.path))
 
 
 async def draw(arguments: Any, folder: Path) -> None:
-    host = WebHost(folder, "--players", "6-6", "--timeout", "2", "--seed", str(arguments.seed))
+    host = WebHost(folder, *SCENES[arguments.game].options, "--seed", str(arguments.seed))
     try:
         await deferToThread(shoot, host, arguments)
     finally:
@@ -66,6 +92,7 @@ async def draw(arguments: Any, folder: Path) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("path", type=Path)
+    parser.add_argument("--game", choices=sorted(SCENES), default="evolution")
     parser.add_argument("--width", type=int, default=1440)
     parser.add_argument("--height", type=int, default=720)
     parser.add_argument("--seed", type=int, default=5)

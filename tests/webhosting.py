@@ -11,7 +11,9 @@ Offers:
   stream (Twisted, on the reactor) that collects the events;
   ``never_reading(port, path)``: one that asks and never reads;
 - ``SlowPlayer``: the silly strategy answering after a delay (a bot that
-  thinks, so a game lasts long enough to be watched);
+  thinks, so a game lasts long enough to be watched); ``SlowFish``, a
+  house player of Fish doing the same, and ``fish_client(host, name,
+  strategy, delay)``, a Fish client of ours on the host;
 - ``tournament_operations(...)``: a whole tournament played with local
   players, as the store operations the host would write; ``apply``.
 """
@@ -29,12 +31,13 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from twisted.internet import reactor
-from twisted.internet.defer import Deferred
+from twisted.internet.defer import Deferred, ensureDeferred
 from twisted.internet.protocol import ClientFactory, Protocol
 from twisted.internet.task import deferLater
 from twisted.internet.threads import deferToThread
 from twisted.trial import unittest
 
+from evolution.games import game
 from evolution.host.records import EntrantRecord, GameRecord, RoundRecord, SeatRecord, TournamentRecord
 from evolution.host.store import (
     ResultsStore,
@@ -45,6 +48,7 @@ from evolution.host.store import (
 )
 from evolution.games.evolution.rules.local import run_locally
 from evolution.games.evolution.rules.silly import SillyPlayer
+from evolution.net.client import play_remote
 from evolution.tournament.formats import Knockout, Swiss
 from evolution.tournament.local import LocalReferee
 from evolution.tournament.manager import TournamentManager
@@ -202,6 +206,33 @@ class SlowPlayer:
 
     def feed_next(self, state: Any) -> Deferred:
         return deferLater(reactor, self.delay, self.silly.feed_next, state)
+
+
+class SlowFish:
+    """A house player of Fish answering each placement and move after ``delay`` seconds."""
+
+    def __init__(self, strategy: str = "greedy", delay: float = 0.0) -> None:
+        self.inner = game("fish").strategy(strategy)
+        self.delay = delay
+
+    def playing_as(self, color: Any) -> Any:
+        return self.inner.playing_as(color)
+
+    def playing_with(self, colors: Any) -> Any:
+        return self.inner.playing_with(colors)
+
+    def setup(self, state: Any) -> Deferred:
+        return deferLater(reactor, self.delay, self.inner.setup, state)
+
+    def take_turn(self, state: Any, actions: Any) -> Deferred:
+        return deferLater(reactor, self.delay, self.inner.take_turn, state, actions)
+
+
+def fish_client(host: Any, name: str, strategy: str = "greedy", delay: float = 0.0) -> Deferred:
+    """A Fish client of ours (the course's protocol) on the host; fires with its outcome, or its error."""
+    player = SlowFish(strategy, delay) if strategy in ("greedy", "maximin") else game("fish").strategy(strategy)
+    played = ensureDeferred(play_remote(reactor, "127.0.0.1", host.port, name, player, retries=0, game="fish"))
+    return played.addErrback(lambda failure: failure.value)
 
 
 class Cheat(SillyPlayer):

@@ -47,6 +47,7 @@ DEFAULT_GAME = "evolution"
 
 REGISTERED = {
     "evolution": "evolution.games.evolution",
+    "fish": "evolution.games.fish",
 }
 """Game name -> the package that holds it (its ``GAME``)."""
 
@@ -99,7 +100,10 @@ class GameSetup(Protocol):
     dealt alike. ``deal(seed)`` is the word the results store keeps (its
     ``deck`` column: ``shuffled``, ``sorted``, ``random``...). ``recorded()``
     is what a stored game keeps of its setup, as JSON, enough to replay it
-    (``Game.setup_of`` reads it back).
+    (``Game.setup_of`` reads it back). ``limits()``: the time limits of
+    particular kinds of question, in seconds, beyond ``--timeout`` (Fish's
+    ``start`` and ``first-move``; see ``CallSettings`` in
+    ``evolution.net.remote_seat``).
     """
 
     seeded: bool
@@ -107,6 +111,8 @@ class GameSetup(Protocol):
     def deal(self, seed: int | None) -> str: ...
 
     def recorded(self) -> dict[str, Json]: ...
+
+    def limits(self) -> Mapping[str, float]: ...
 
 
 class Referee(Protocol):
@@ -134,13 +140,16 @@ class SignupRules:
     whether it asks to be told the name the host gives it (the reply is then
     ``[reply, name]``), or ``ValueError`` with the reason it is refused. ``silent``: the client
     sends no sign-up message at all; after ``silent_wait`` seconds of
-    silence the host names it itself (``peer``, its address).
+    silence the host names it itself (``peer``, its address), and a client
+    that says anything before is refused. ``timeout``: the sign-up's time
+    limit when ``--signup-timeout`` is not given (None: the host's default).
     """
 
     reply: str | None
     name: Callable[[Json], tuple[str, bool]]
     silent: bool = False
     silent_wait: float = 2.0
+    timeout: float | None = None
 
 
 class Dialect(Protocol):
@@ -189,10 +198,15 @@ class Drawing(Protocol):
     lines saying what happened; ``script``: the file of the game's drawing
     module (JavaScript), which the web view serves as
     ``/static/js/games/<game>.js``: it exports ``table(data, options)``,
-    ``changes(table, before)`` and ``dealt(game)``.
+    ``changes(table, before)`` and ``dealt(game)``, and may export ``words``
+    (how its steps, turns and scores read) and ``style`` (its style sheet's
+    name, beside it); ``style``: that style sheet's file (or None), served
+    as ``/static/js/games/<game>.css`` (``evolution/web/static/js/drawings.js``
+    says more).
     """
 
     script: Path
+    style: Path | None
 
     def table(self, referee: Referee, names: Sequence[str], hands: bool = False) -> Json: ...
 
@@ -213,6 +227,7 @@ class Game(Protocol):
     house: tuple[str, ...]  # the honest house players (evolution-local, evolution-try)
     player_methods: tuple[str, ...]  # the player interface a strategy of one's own must have
     options: tuple[GameOption, ...]  # the game's own command-line options
+    knockout_runners_up: bool  # a knockout round leaving fewer than MIN players sends the best runners-up on
 
     def setup(self, options: Mapping[str, Any]) -> GameSetup: ...
 

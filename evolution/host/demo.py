@@ -6,9 +6,11 @@ silly and builder strategies, and two bots that fail on purpose), says how
 many have signed up as they do (client processes take a while to start),
 prints the host's line for each round as it is logged, and then the
 standings from the store. ``--games N`` plays N single games of 8 client
-processes instead (``make demo-games``). The helpers (``free_port``, ``HostProcess``,
-``start_clients``, ``run_clients``) are also what the end-to-end tests and
-the benchmarks use.
+processes instead (``make demo-games``). ``--game fish`` (``make demo-fish``)
+plays Fish instead: greedy and maximin bots, a cheater and a hole-placer, in
+games of 2 to 4, in the course's protocol (or ``--dialect seed004``). The
+helpers (``free_port``, ``HostProcess``, ``start_clients``, ``run_clients``)
+are also what the end-to-end tests and the benchmarks use.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from evolution.cli import ArgumentParser
+from evolution.games import DEFAULT_GAME, GAME_NAMES, game
 from evolution.host.results_cli import format_game, format_tournament
 from evolution.host.store import ResultsStore
 from evolution.text import plural
@@ -123,7 +126,10 @@ def parser() -> ArgumentParser:
     p.add_argument("--bots", type=int, default=20, metavar="N", help="bots in the tournament (default 20, at least 5)")
     p.add_argument("--format", choices=("knockout", "swiss"), default="knockout", help="the tournament's format")
     p.add_argument("--games", type=int, metavar="N", help="play N single games instead of a tournament")
-    p.add_argument("--players", type=int, default=8, choices=range(3, 9), metavar="3..8", help="bots per game")
+    p.add_argument("--players", type=int, metavar="N", help="bots per game at most (default: the game's most, "
+                   "evolution 8, fish 4)")
+    p.add_argument("--game", choices=GAME_NAMES, default=DEFAULT_GAME, help=f"the game (default {DEFAULT_GAME})")
+    p.add_argument("--dialect", help="the game's dialect (default: its first, the course's)")
     p.add_argument("--seed", type=int, default=2016, help="the first game's shuffle (default 2016)")
     p.add_argument("--think", type=float, default=0.15, metavar="SECONDS",
                    help="each bot's pause before an answer, so the games can be watched (default 0.15)")
@@ -136,6 +142,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     if args.games is None and args.bots < 5:
         parser().error("a tournament demo needs at least 5 bots")
+    chosen = game(args.game)
+    args.players = args.players or chosen.max_players
+    if not chosen.min_players <= args.players <= chosen.max_players:
+        parser().error(f"--players of {args.game} is {chosen.min_players}..{chosen.max_players}")
+    if args.dialect is not None and args.dialect not in chosen.dialects:
+        parser().error(f"--dialect of {args.game} is one of {', '.join(chosen.dialects)}")
     folder = Path(tempfile.mkdtemp(prefix="evolution-demo-"))
     db, log = folder / "results.sqlite", folder / "host.log"
     port = free_port()
@@ -155,6 +167,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def games_demo(port: int, db: Path, log: Path, args: Any) -> None:
+    if args.game != DEFAULT_GAME:
+        raise RuntimeError("single games are Evolution's demo; for Fish run the tournament (make demo-fish)")
     host = HostProcess(port, db, log, "--players", f"3-{args.players}", "--games", str(args.games),
                        "--seed", str(args.seed))
     try:
@@ -178,28 +192,47 @@ def play(host: HostProcess, games: int, players: int) -> None:
     host.wait()
 
 
-def demo_bots(count: int) -> dict[str, str]:
-    """Names and strategies: one cheater, one sleeper, the rest alternately silly and builder."""
-    bots = {"cheater-1": "cheater", "sleeper-1": "sleeper"}
-    for k in range(1, count - 1):
-        kind = "builder" if k % 2 else "silly"
-        bots[f"{kind}-{k:02}"] = kind
+def demo_bots(count: int, name: str = DEFAULT_GAME) -> dict[str, str]:
+    """Names and strategies: one bot of each strategy that fails on purpose, the rest alternately of the
+    game's two house strategies; named in letters only, as Fish's course server takes them (``Cheater``,
+    ``SillyB``, ``MaximinA``)."""
+    chosen = game(name)
+    failing = [strategy for strategy in chosen.strategies if strategy not in chosen.house]
+    bots = {_letters_of(strategy): strategy for strategy in failing}
+    for k in range(1, count - len(failing) + 1):
+        strategy = chosen.house[k % len(chosen.house)]
+        bots[f"{_letters_of(strategy)}{_letters(k)}"] = strategy
     return bots
 
 
+def _letters_of(strategy: str) -> str:
+    return "".join(char for char in strategy.title() if char.isalpha())
+
+
+def _letters(k: int) -> str:
+    """1 -> A, 26 -> Z, 27 -> AA: a number in letters only."""
+    text = ""
+    while k:
+        k, digit = divmod(k - 1, 26)
+        text = chr(ord("A") + digit) + text
+    return text
+
+
 def tournament_demo(port: int, db: Path, log: Path, args: Any) -> None:
-    bots = demo_bots(args.bots)
+    bots = demo_bots(args.bots, args.game)
+    chosen = game(args.game)
     web = free_port()
+    speaking = ("--game", args.game) + (("--dialect", args.dialect) if args.dialect else ())
     host = HostProcess(
-        port, db, log, "--tournament", args.format, "--players", f"3-{args.players}", "--max-signups",
-        str(len(bots)), "--signup-window", "30", "--seed", str(args.seed), "--tournaments", "2",
+        port, db, log, *speaking, "--tournament", args.format, "--players", f"{chosen.min_players}-{args.players}",
+        "--max-signups", str(len(bots)), "--signup-window", "30", "--seed", str(args.seed), "--tournaments", "2",
         "--web", f"tcp:{web}:interface=127.0.0.1", *(("--rounds", "3") if args.format == "swiss" else ()),
     )
     try:
         host.wait_until_listening()
         print(f"web view: http://127.0.0.1:{web}/  (live games, the bracket, replays)")
         print(f"{len(bots)} bots sign up: " + ", ".join(bots))
-        clients = start_clients(port, list(bots), bots, args.think)
+        clients = start_clients(port, list(bots), bots, args.think, *speaking)
         follow(log, host, SignupProgress(len(bots)))
         wait_for_clients(clients, 60)
         store = ResultsStore.open(db)

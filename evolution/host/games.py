@@ -101,10 +101,15 @@ class Seating:
 
 @dataclass(frozen=True)
 class GameOutcome:
-    """A game that is over: its record (with its id) and its connections, seat k at index k - 1."""
+    """A game that is over: its record (with its id) and its connections, seat k at index k - 1.
+
+    ``failed_after``: how seat k failed what the dialect asked at the game's end (Fish's seed 004
+    gameResult), at index k - 1, or None; empty when nothing was asked.
+    """
 
     record: GameRecord
     connections: list[HostProtocol]
+    failed_after: tuple[str | None, ...] = ()
 
 
 def now() -> str:
@@ -184,17 +189,26 @@ class RunningGame:
             runner.game.name,
         )
 
-    def game_over(self, result: GameResult | None) -> Deferred:
-        """What the dialect says to each player still in the game at its end; fires once it is said."""
+    def game_over(self, result: GameResult | None) -> Deferred[tuple[str | None, ...]]:
+        """What the dialect says to each player still in the game at its end; fires once it is said.
+
+        It fires with each seat's failure in answering it, if the dialect asked anything (``failed_after``).
+        """
         if result is None:
-            return succeed(None)
+            return succeed(())
         dialect, send_scores = self.runner.dialect, self.runner.settings.send_scores
+        failed_before = [proxy.failure for proxy in self.proxies]
         said = [
             maybeDeferred(dialect.game_over, self.proxies[entry.id - 1], result, entry.id, send_scores)
             for entry in result.ranking
         ]
-        waiting = [d for d in said if not d.called]
-        return DeferredList(said, consumeErrors=True) if waiting else succeed(None)
+        if not [d for d in said if not d.called]:
+            return succeed(())
+
+        def failures(_: Any) -> tuple[str | None, ...]:
+            return tuple(None if before else proxy.failure for proxy, before in zip(self.proxies, failed_before))
+
+        return DeferredList(said, consumeErrors=True).addCallback(failures)
 
 
 class GameRunner:
@@ -212,7 +226,7 @@ class GameRunner:
         self.games_over = 0
         self.running: dict[int, RunningGame] = {}
         self.deadlines = Deadlines(clock)  # every call's time limit, in all games
-        self.calls = CallSettings(clock, settings.seconds(), self.deadlines)
+        self.calls = CallSettings(clock, settings.seconds(), self.deadlines, self.setup.limits())
         self.records: deque[GameRecord] = deque(maxlen=RECENT_RECORDS)  # the latest; the store has them all
         self._waiters: list[tuple[int, Deferred]] = []
         self._watchers: list[Callable[[str, RunningGame], None]] = []
@@ -337,9 +351,15 @@ class GameRunner:
         return self.play(ready).addCallback(self._farewells)
 
     def _farewells(self, outcome: GameOutcome) -> Deferred[GameOutcome]:
+        """The farewell to each player still in at the end; one removed, or failing after the game, hears nothing.
+
+        (Those were hung up on already, but their connections may not have closed yet.)
+        """
+        failed_after = list(outcome.failed_after) + [None] * len(outcome.connections)
         farewells = [
             self.farewell(connection, seat.rank == 1)
-            for connection, seat in zip(outcome.connections, outcome.record.players)
+            for connection, seat, failed in zip(outcome.connections, outcome.record.players, failed_after)
+            if seat.rank is not None and failed is None
         ]
         return DeferredList(farewells).addCallback(lambda _: outcome)
 
@@ -381,10 +401,14 @@ class GameRunner:
         self.records.append(record)
         self.tell("over", game)
         game.referee.observer = None  # the referee and the game no longer hold each other: refcounting frees them
-        game.game_over(result).addCallback(lambda _: self._settled(game, record))
+        game.game_over(result).addCallback(lambda failed: self._settled(game, record, failed))
 
-    def _settled(self, game: RunningGame, record: GameRecord) -> None:
-        game.over.callback(GameOutcome(record, game.connections))
+    def _settled(self, game: RunningGame, record: GameRecord, failed: tuple[str | None, ...]) -> None:
+        for name, reason in zip(game.names, failed):
+            if reason is not None:
+                log.info("game {game}: {name!r} failed after the game: {reason}", game=game.id, name=escape(name),
+                         reason=escape(reason))
+        game.over.callback(GameOutcome(record, game.connections, failed))
         self._wake()
 
     def _annotated(self, game: RunningGame, record: GameRecord) -> GameRecord:

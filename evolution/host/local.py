@@ -149,7 +149,10 @@ def play_tournament(args: argparse.Namespace, chosen: Game, setup: Any, strategi
         Entrant(number, f"{strategy}-{number}", (lambda strategy=strategy: chosen.strategy(strategy)))
         for number, strategy in enumerate(strategies, start=1)
     ]
-    kind = Swiss(smallest, largest, args.rounds, args.seed) if args.tournament == "swiss" else Knockout(smallest, largest)
+    if args.tournament == "swiss":
+        kind: Swiss | Knockout = Swiss(smallest, largest, args.rounds, args.seed)
+    else:
+        kind = Knockout(smallest, largest, runners_up=chosen.knockout_runners_up)
     seed = args.seed if args.seed is not None else random.randrange(2**31)
     manager = TournamentManager(kind, entrants, LocalReferee(seed, chosen.name, setup), _Rounds(args.json))
     run_locally(manager.run())

@@ -37,7 +37,7 @@ MOST_PLAYERS = max(game(name).max_players for name in GAME_NAMES)
 # option: (default, lowest, highest)
 SECONDS = {
     "timeout": (None, 0.01, 3600.0),  # the game's own default: Evolution 1 s, Fish 10 s
-    "signup-timeout": (5.0, 0.01, 3600.0),
+    "signup-timeout": (None, 0.01, 3600.0),  # the dialect's own (Fish's course protocol: 10 s), else 5 s
     "signup-window": (None, 0.01, 3600.0),  # 10 s for single games, 30 s per tournament sign-up period
     "number-grace": (DEFAULT_NUMBER_GRACE, 0.001, 1.0),
 }
@@ -54,6 +54,7 @@ WHOLE_NUMBERS = {
     "tournaments": (1, 1, 1_000_000),
 }
 SIGNUP_WINDOW = {"games": 10.0, "tournament": 30.0}
+SIGNUP_TIMEOUT = 5.0  # when the dialect names no limit of its own
 SWISS_ROUNDS = 5
 TOURNAMENT_ONLY = ("signup-periods", "min-signups", "max-signups", "rounds", "tournaments")
 
@@ -158,7 +159,8 @@ class Options(usage.Options):
          "ssl:45678:privateKey=key.pem:certKey=cert.pem (listen backlog 1024 unless it sets backlog=)"],
         _seconds("timeout", "seconds a player has for each answer (default: "
                  + ", ".join(f"{name} {game(name).default_timeout:g}" for name in GAME_NAMES) + ")"),
-        _seconds("signup-timeout", "seconds for a sign-up's first byte, and again for the rest"),
+        _seconds("signup-timeout", f"seconds for a sign-up's first byte, and again for the rest (default "
+                 f"{SIGNUP_TIMEOUT:g}; fish's course dialect 10, as the course's server)"),
         _seconds(
             "signup-window",
             "seconds without a new sign-up before a game of at least MIN starts (default 10); with "
@@ -230,6 +232,8 @@ class Options(usage.Options):
             raise usage.UsageError(
                 f"--dialect of {chosen.name} takes {' or '.join(chosen.dialects)}, not {_quote(self['dialect'])}"
             )
+        if self["signup-timeout"] is None:
+            self["signup-timeout"] = chosen.dialect(self["dialect"]).signup.timeout or SIGNUP_TIMEOUT
         self["setup"] = self._game_setup(chosen)
         self._check_tournament()
         self._check_port("port", self["port"])

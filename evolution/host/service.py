@@ -110,7 +110,7 @@ def build_host(options: Options, writer: StoreWriter, clock: Any, stop: Callable
         tournaments = TournamentService(
             TournamentSettings(
                 options["tournament"], options["min_players"], options["max_players"], options["rounds"] or 0,
-                options["seed"], options["final-tiebreak"],
+                options["seed"], options["final-tiebreak"], runner.game.knockout_runners_up,
             ),
             {
                 "window": options["signup-window"],

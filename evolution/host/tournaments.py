@@ -62,18 +62,19 @@ class TournamentSettings:
     rounds: int = 5  # Swiss
     seed: int | None = None  # Swiss: the first round's shuffle
     final_tiebreak: str = "co-winners"  # knockout: or "playoff"
+    runners_up: bool = True  # knockout: the game's rule (``Game.knockout_runners_up``)
 
     def make_format(self) -> Knockout | Swiss:
         if self.format == "swiss":
             return Swiss(self.smallest, self.largest, self.rounds, self.seed)
-        return Knockout(self.smallest, self.largest, self.final_tiebreak)
+        return Knockout(self.smallest, self.largest, self.final_tiebreak, self.runners_up)
 
     def recorded(self) -> dict[str, Any]:
         data: dict[str, Any] = {"players": f"{self.smallest}-{self.largest}"}
         if self.format == "swiss":
             data.update(rounds=self.rounds, seed=self.seed)
         else:
-            data.update(final_tiebreak=self.final_tiebreak)
+            data.update(final_tiebreak=self.final_tiebreak, runners_up=self.runners_up)
         return data
 
 
@@ -186,6 +187,9 @@ class TournamentRun:
             self.games_done += 1
             self.round_games.append(outcome.record.id)
             self._progress(round)
+            for entrant, reason in zip(game, outcome.failed_after):
+                if reason is not None:
+                    self._failed_waiting(entrant, f"failed at the game's end: {reason}")
             for entrant in game:
                 if entrant.failure is None and self.status == "running":
                     entrant.handle.wait(lambda reason, entrant=entrant: self._failed_waiting(entrant, reason))

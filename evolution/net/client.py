@@ -16,16 +16,17 @@ A player is any object with the player interface of its game (Evolution's
 one at a time, in order. A conversation (``Dialect.client(name, player)``)
 offers ``sign_up()`` (the first message, or None for a dialect that sends
 none), ``handle(value)`` (the answer: a value, a Deferred, ``NO_REPLY``, or
-``LAST_REPLY``'s wrapper for the last message the host sends; it raises
-``ClientError`` for what breaks the protocol, ``Removed`` when the host says
-it removed the player) and ``outcome``.
+``LastReply``, the wrapper of the answer to the last message the host sends; it
+raises ``ClientError`` for what breaks the protocol, ``Removed`` when the
+host says it removed the player) and ``outcome``; ``answered(answer,
+encode)`` encodes a player's answer, a value or a Deferred.
 """
 
 from __future__ import annotations
 
 import socket
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from twisted.internet.defer import Deferred, fail, maybeDeferred, succeed
 from twisted.internet.error import ConnectError, ConnectionDone, DNSLookupError
@@ -45,9 +46,13 @@ NO_REPLY = object()
 
 @dataclass(frozen=True)
 class LastReply:
-    """The answer to the host's last message: write ``value`` (unless ``NO_REPLY``), then hang up."""
+    """The answer to the host's last message: write ``value`` (unless ``NO_REPLY``), then hang up.
+
+    With ``error`` the client then ends with that error (a player the host removed, told so).
+    """
 
     value: Any
+    error: ClientError | None = None
 
 
 class ClientError(Exception):
@@ -113,11 +118,14 @@ class ClientProtocol(JSONStreamProtocol):
 
     def _answer(self, answer: Any) -> None:
         last = isinstance(answer, LastReply)
+        error = answer.error if last else None
         if last:
             answer = answer.value
         if answer is not NO_REPLY:
             self.sendMessage(answer)
-        if last:
+        if last and error is not None:
+            self.give_up(error)
+        elif last:
             self.close()
 
     def _failed(self, failure: Failure) -> None:
@@ -148,6 +156,13 @@ class ClientProtocol(JSONStreamProtocol):
             self.done.errback(ClientError(f"the host closed the connection before answering the sign-up{why}"))
         else:
             self.done.callback(self.outcome)
+
+
+def answered(answer: Any, encode: Callable[[Any], Any]) -> Any:
+    """``encode`` of a player's answer, whether it is a value or a Deferred (for a conversation's reply)."""
+    if hasattr(answer, "addCallback"):
+        return answer.addCallback(encode)
+    return encode(answer)
 
 
 def conversation(name: str, player: Any, game: str = DEFAULT_GAME, dialect: str | None = None) -> Any:

@@ -17,9 +17,13 @@ host's words and of its own name is escaped (``evolution.text``).
 ``--game`` names the game (``evolution``, the default, or ``fish``);
 ``--strategy`` names one of the game's house strategies (Evolution:
 ``silly``, the course's reference; ``builder``, a stronger one; ``cheater``
-and ``sleeper``, which fail on purpose) or ``module:Class`` for a class of
-your own with the game's player interface (Evolution's: start, choose,
-feed_next).
+and ``sleeper``, which fail on purpose; Fish: ``greedy``, the reference
+client's, ``maximin``, and ``cheater`` and ``hole-placer``, which fail on
+purpose) or ``module:Class`` for a class of your own with the game's player
+interface (Evolution's: start, choose, feed_next; Fish's: playing_as,
+playing_with, setup, take_turn). ``--dialect`` names the host's dialect
+(Fish: ``course``, the default, or ``seed004``). A name the dialect does
+not take (Fish's course protocol: 1 to 12 ASCII letters) is a usage error.
 """
 
 from __future__ import annotations
@@ -65,6 +69,13 @@ def load_strategy(spec: str, chosen: Game | None = None) -> Any:
     if missing:
         raise ValueError(f"strategy {spec!r} is no player: it has no {', '.join(missing)}")
     return player
+
+
+def default_name(chosen: Game, strategy: str) -> str:
+    """Evolution's 'silly bot'; for another game, the letters of the strategy's name (at most 12: Fish's course)."""
+    if chosen.name == DEFAULT_GAME:
+        return "silly bot"
+    return "".join(char for char in strategy.rpartition(":")[2] if char.isascii() and char.isalpha())[:12] or "bot"
 
 
 def _whole_number(text: str, low: int, high: int) -> int:
@@ -114,7 +125,8 @@ def parser() -> ArgumentParser:
     p.add_argument("--game", choices=GAME_NAMES, default=DEFAULT_GAME, help=f"the game (default {DEFAULT_GAME})")
     p.add_argument("--host", default="127.0.0.1", help="the host's address (default 127.0.0.1)")
     p.add_argument("--port", type=port_number, default=45678, help="the host's port (default 45678)")
-    p.add_argument("--name", default="silly bot", help="the name to sign up with (any string)")
+    p.add_argument("--name", help="the name to sign up with (Evolution: any string, default 'silly bot'; Fish's "
+                   "course dialect: 1 to 12 ASCII letters, default the strategy's letters, e.g. greedy)")
     p.add_argument(
         "--strategy",
         help="one of the game's strategies ("
@@ -142,10 +154,17 @@ def main(argv: list[str] | None = None) -> None:
     chosen = game(args.game)
     if args.dialect is not None and args.dialect not in chosen.dialects:
         parser().error(f"--dialect of {chosen.name} is one of {', '.join(chosen.dialects)}, not {args.dialect!r}")
+    strategy = args.strategy or chosen.strategies[0]
     try:
-        player = load_strategy(args.strategy or chosen.strategies[0], chosen)
+        player = load_strategy(strategy, chosen)
     except ValueError as error:
         parser().error(str(error))
+    if args.name is None:
+        args.name = default_name(chosen, strategy)
+    try:
+        chosen.dialect(args.dialect or chosen.dialects[0]).client(args.name, player)  # the name as the dialect takes it
+    except ValueError as error:
+        parser().error(f"--name: {error}")
 
     label = f"evolution-client '{short(args.name, 64)}'"
     tls = None
@@ -178,7 +197,8 @@ def main(argv: list[str] | None = None) -> None:
         if not args.quiet:
             scores = f", last scores {outcome.scores}" if outcome.scores is not None else ""
             games = f"{plural(outcome.games, 'game')}, " if outcome.games > 1 else ""
-            print(f"{label}: the host hung up after {games}{plural(outcome.turns, 'turn')}{scores}")
+            won = {None: "", True: "; it won", False: "; it did not win"}[outcome.won]
+            print(f"{label}: the host hung up after {games}{plural(outcome.turns, 'turn')}{scores}{won}")
 
     react(lambda reactor: ensureDeferred(run(reactor)))
 

@@ -1,9 +1,11 @@
 """The host's side of one remote player's connection: questions with time limits, answers read as they come.
 
 Offers ``RemoteSeat``, which every game's proxy player builds on, and
-``CallSettings`` (the time limit of each answer, and the host's one sweep of
-limits). A seat writes messages (``tell(text)``) and asks questions
-(``ask(kind, text, read, timeout=None)``): the answer is a ``Deferred`` that
+``CallSettings`` (the time limit of each answer, the limits of particular
+kinds of question, and the host's one sweep of limits). A seat writes
+messages (``tell(text)``) and asks questions (``ask(kind, text, read,
+timeout=None)``; without ``timeout``, the limit its ``limits`` give ``kind``,
+else its ``timeout``): the answer is a ``Deferred`` that
 fires with ``read(value)`` of the reply (the game's wire layer: schema, codec,
 rules, raising ``WireError``), or fails with ``PlayerFailure`` when the time
 limit passes (measured on the injected clock, from the moment the question is
@@ -34,8 +36,8 @@ recorded; the game records the failures.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Callable, Protocol
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Protocol
 
 from twisted.internet.defer import Deferred, fail
 from twisted.internet.interfaces import IReactorTime
@@ -63,11 +65,17 @@ class Connection(Protocol):
 
 @dataclass(frozen=True)
 class CallSettings:
-    """How a game's seats ask: the time limit of each answer (a dialect may set others), on this clock."""
+    """How a game's seats ask: the time limit of each answer (a dialect may set others), on this clock.
+
+    ``limits``: the limit of particular kinds of question, by the kind a seat
+    asks (Fish's ``start``), or named for a dialect to pick (Fish's
+    ``first-move``): the game's own options (``GameSetup.limits``).
+    """
 
     clock: IReactorTime
     timeout: float = DEFAULT_TIMEOUT
     deadlines: Deadlines | None = None  # the host's one sweep of limits; a seat of its own otherwise
+    limits: Mapping[str, float] = field(default_factory=dict)
 
 
 class _Call:
@@ -101,11 +109,13 @@ class RemoteSeat:
         clock: IReactorTime,
         timeout: float = DEFAULT_TIMEOUT,
         deadlines: Deadlines | None = None,
+        limits: Mapping[str, float] | None = None,
     ) -> None:
         self.connection = connection
         self.name = name
         self.clock = clock
         self.timeout = timeout
+        self.limits = limits or {}
         self.deadlines = deadlines if deadlines is not None else Deadlines(clock)
         self.failure: str | None = None
         self.on_failure: Callable[[str], None] | None = None
@@ -114,15 +124,18 @@ class RemoteSeat:
 
     @classmethod
     def calling(cls, connection: Connection, name: str, calls: CallSettings) -> RemoteSeat:
-        return cls(connection, name, calls.clock, calls.timeout, calls.deadlines)
+        return cls(connection, name, calls.clock, calls.timeout, calls.deadlines, calls.limits)
 
     # -- asking and telling ----------------------------------------------------
 
     def ask(self, kind: str, message: str, read: Callable[[Any], Any], timeout: float | None = None) -> Deferred:
-        """Write the question ``message`` (JSON text); fire with ``read(reply)`` or fail with ``PlayerFailure``."""
+        """Write the question ``message`` (JSON text); fire with ``read(reply)`` or fail with ``PlayerFailure``.
+
+        The limit: ``timeout`` if given, else the seat's limit for ``kind``, else its ``timeout``.
+        """
         if self.failure is not None:
             return fail(PlayerFailure(self.failure))
-        limit = self.timeout if timeout is None else timeout
+        limit = self.limits.get(kind, self.timeout) if timeout is None else timeout
         # An answer counts once this question is written: the count after the write.
         call = self._call = _Call(kind, read, self.connection.messages_sent + 1, self, limit)
         self.tell(message)

@@ -13,7 +13,10 @@ Offers ``SignupConfig``, ``HostProtocol`` (one per connection) and
                  in Fish's; to the lobby; later messages may be as long as
                  ``max_bytes``); anything else closes the connection. When
                  the host takes no more players the answer is "game full",
-                 then close.
+                 then close. In a silent dialect (``SignupRules.silent``,
+                 Fish's seed 004) a client signs up by keeping silent for
+                 ``silent_wait`` seconds, named after its address; anything
+                 but whitespace before that closes the connection.
     in-lobby     waiting: for a game, or (in a tournament) for the next one.
                  Whoever holds the connection (``wait(on_failure)``) hears of
                  any message (out of turn), bytes that are not JSON, or a
@@ -141,7 +144,11 @@ class HostProtocol(JSONStreamProtocol):
         self.clock, self.number_grace = self.factory.clock, config.number_grace
         super().connectionMade()
         self.factory.open_connections += 1
-        self._set_deadline("no sign-up message")
+        rules = config.signup
+        if rules.silent:
+            self._deadline = self.factory.clock.callLater(rules.silent_wait, self._kept_silent)
+        else:
+            self._set_deadline("no sign-up message")
 
     def _set_deadline(self, what: str) -> None:
         self._cancel_deadline()
@@ -157,7 +164,16 @@ class HostProtocol(JSONStreamProtocol):
         self._deadline = None
         self.refuse(reason)
 
+    def _kept_silent(self) -> None:
+        self._deadline = None
+        self.factory.sign_up_silent(self)
+
     def dataReceived(self, data: bytes) -> None:
+        if self.state == SIGNING_UP and self.factory.config.signup.silent:
+            if data.strip(b" \t\r\n"):
+                self.refuse("spoke before the host asked anything: in this dialect a client signs up by "
+                            "connecting and waiting in silence")
+            return
         first = self.state == SIGNING_UP and not self._got_bytes and data
         super().dataReceived(data)
         if first:  # a sign-up begun but not complete has the limit again, from its first bytes
@@ -263,17 +279,31 @@ class SignupFactory(ServerFactory):
         return not self.policy.accepting()
 
     def sign_up(self, connection: HostProtocol, value: Any) -> None:
-        if self.is_full():
-            log.info("sign-up from {peer} answered 'game full'", peer=connection.peer)
-            connection.sendMessage("game full")
-            connection.state = CLOSED
-            connection.close()
+        if self._full(connection):
             return
         try:
             sent, tell = self.config.signup.name(value)
         except ValueError as error:
             connection.refuse(str(error))
             return
+        self._admit(connection, sent, tell)
+
+    def sign_up_silent(self, connection: HostProtocol) -> None:
+        """A client of a silent dialect kept silent: it signs up, named after its address."""
+        if not self._full(connection):
+            self._admit(connection, connection.peer, False)
+
+    def _full(self, connection: HostProtocol) -> bool:
+        """Answer "game full" and hang up if the host takes no more players."""
+        if not self.is_full():
+            return False
+        log.info("sign-up from {peer} answered 'game full'", peer=connection.peer)
+        connection.sendMessage("game full")
+        connection.state = CLOSED
+        connection.close()
+        return True
+
+    def _admit(self, connection: HostProtocol, sent: str, tell: bool) -> None:
         connection.signed_up(unique_name(sent, {waiting.name for waiting in self.lobby}), tell)
         self.lobby.append(connection)
         log.info(

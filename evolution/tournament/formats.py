@@ -15,7 +15,9 @@ round splits the players still in, in sign-up order, into games
 (``allocation``); everyone tied for first in a game advances. When a round
 would leave fewer than the smallest game although more players finished
 it, the best runners-up (place in their game, then score, then sign-up
-order) advance until a final of at least the smallest size can be played.
+order) advance until a final of at least the smallest size can be played
+(``runners_up``, Evolution's rule; without it, as the Fish reference
+manager, the one player left, if any, wins as it is).
 Once the players still in fit one game, that game is the final: its first
 place wins. Players tied for first are co-winners (``final_tiebreak``
 "co-winners", the default, as the course's reference), or (``"playoff"``)
@@ -69,12 +71,15 @@ class Knockout:
     name = "knockout"
     ranked_by = RANKED_BY[name]
 
-    def __init__(self, smallest: int, largest: int, final_tiebreak: str = "co-winners") -> None:
+    def __init__(
+        self, smallest: int, largest: int, final_tiebreak: str = "co-winners", runners_up: bool = True
+    ) -> None:
         check_sizes(smallest, largest)
         if final_tiebreak not in FINAL_TIEBREAKS:
             raise ValueError(f"a final's tie-break is {' or '.join(FINAL_TIEBREAKS)}, not {final_tiebreak!r}")
         self.smallest, self.largest = smallest, largest
         self.final_tiebreak = final_tiebreak
+        self.runners_up = runners_up
         self.final = False
         self.done = False
         self.playoff: Playoff | None = None  # the play-off to play next, if any
@@ -120,7 +125,7 @@ class Knockout:
             self._knock_out(finished, advancing, round)
             self._decide(advancing, _by_last_game(e for e in finished if e not in advancing), 1)
             return
-        if len(advancing) < self.smallest < len(finished):
+        if self.runners_up and len(advancing) < self.smallest < len(finished):
             runners_up = _by_last_game(entrant for entrant in finished if entrant not in advancing)
             advancing += runners_up[: self.smallest - len(advancing)]
         if len(advancing) == len(started):  # nobody eliminated: they are the winners

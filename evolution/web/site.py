@@ -77,7 +77,7 @@ GAMES_LIMIT = 500
 
 
 class StaticFiles:
-    """The files under ``static/`` and each game's drawing module, read once: path -> (bytes, content type, ETag)."""
+    """The files under ``static/`` and each game's drawing module and style sheet, read once: path -> (bytes, type, ETag)."""
 
     def __init__(self, root: Path = STATIC) -> None:
         self.files: dict[str, tuple[bytes, bytes, bytes]] = {}
@@ -85,7 +85,10 @@ class StaticFiles:
             if path.is_file():
                 self.add(path.relative_to(root).as_posix(), path)
         for name in GAME_NAMES:
-            self.add(f"js/games/{name}.js", game(name).drawing().script)
+            drawing = game(name).drawing()
+            self.add(f"js/games/{name}.js", drawing.script)
+            if drawing.style is not None:
+                self.add(f"js/games/{name}.css", drawing.style)
 
     def add(self, name: str, path: Path) -> None:
         kind = TYPES.get(path.suffix)

@@ -48,6 +48,9 @@ class EvolutionSetup:
     def recorded(self) -> dict[str, Any]:
         return {"parallel_choose": self.parallel_choose}
 
+    def limits(self) -> Mapping[str, float]:
+        return {}  # every call has --timeout
+
 
 class EvolutionGame:
     """Evolution behind the host's game interface."""
@@ -62,6 +65,7 @@ class EvolutionGame:
     strategies = ("silly", "builder", "cheater", "sleeper")
     house = ("silly", "builder")
     player_methods = ("start", "choose", "feed_next")
+    knockout_runners_up = True  # a final of at least MIN players is always played
     options = (
         GameOption("deck", "shuffled", "shuffled (each game with a recorded seed) or sorted (the course's deck)", _deck),
         GameOption(

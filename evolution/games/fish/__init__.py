@@ -1,14 +1,17 @@
 """Fish ("Hey, That's My Fish!"), the course's later game: 2-4 players, penguins on a hexagonal board of fish tiles.
 
 Offers ``GAME``, the game as the host sees it (``evolution.games.Game``),
-and ``FishSetup``, how its boards are made. Its layers, each depending only
-on those before it:
+and ``FishSetup``, how its boards are made and the course's time limits
+beyond ``--timeout`` (``--start-timeout``, ``--first-move-timeout``). A
+referee it makes introduces itself to each player that asks
+(``refereed_by``: a remote player's proxy, to know a first-round move). Its
+layers, each depending only on those before it:
 
 - ``rules``: the board, states, moves, the referee and the player interface
   (pure: no I/O, no Twisted, no JSON); ``strategies``: the house players
   (the reference's greedy player, the course's maximin strategy);
-- ``wire``: JSON <-> rules values, checked against ``schemas/fish/``; the
-  course's five harnesses;
+- ``wire``: JSON <-> rules values, every message of both dialects checked
+  against ``schemas/fish/``; the course's five harnesses;
 - ``net``: the proxy player and the dialects (the course's protocol, seed
   004's) as the host and a client speak them;
 - ``web``: the table and the lines the web view draws.
@@ -27,6 +30,9 @@ from evolution.games import GameOption
 
 MAX_SIDE = 100  # rows and columns of a board, as the schemas bound them
 MAX_FISH = 5
+MIN_SECONDS, MAX_SECONDS = 0.01, 3600.0
+START_TIMEOUT = 3.0  # the reference manager's limit for start (Fish:Admin/manager.rkt)
+FIRST_MOVE_TIMEOUT = 30.0  # the reference referee's READY-TIME, for every move of a game's first round
 _BOARD = re.compile(r"(\d+)x(\d+)\Z")
 
 
@@ -42,6 +48,21 @@ def _board(text: str) -> tuple[int, int]:
     return rows, cols
 
 
+def _seconds(option: str) -> Callable[[str], float]:
+    """The parser of a time limit option: seconds, 0.01 to 3600, as the host's own limits."""
+
+    def parse(text: str) -> float:
+        try:
+            seconds = float(text)
+        except ValueError:
+            seconds = -1.0
+        if not MIN_SECONDS <= seconds <= MAX_SECONDS:  # also NaN and infinity
+            raise ValueError(f"--{option} takes {MIN_SECONDS:g} to {MAX_SECONDS:g} seconds, not {text!r}")
+        return seconds
+
+    return parse
+
+
 def _fish(text: str) -> int:
     try:
         fish = int(text)
@@ -54,11 +75,17 @@ def _fish(text: str) -> int:
 
 @dataclass(frozen=True)
 class FishSetup:
-    """How a game's board is made: ``rows x cols`` tiles, each of ``fish`` fish, or of 1..5 drawn with the seed."""
+    """How a game's board is made: ``rows x cols`` tiles, each of ``fish`` fish, or of 1..5 drawn with the seed.
+
+    And the reference's limits besides ``--timeout`` (each call, 10 s): ``start_timeout`` for the
+    course protocol's ``start``, ``first_move_timeout`` for a move in a game's first round.
+    """
 
     rows: int = 6
     cols: int = 6
     fish: int | None = None
+    start_timeout: float = START_TIMEOUT
+    first_move_timeout: float = FIRST_MOVE_TIMEOUT
 
     @property
     def seeded(self) -> bool:
@@ -68,7 +95,13 @@ class FishSetup:
         return "random" if seed is not None else "fixed"
 
     def recorded(self) -> dict[str, Any]:
-        return {"board": f"{self.rows}x{self.cols}", "fish": self.fish}
+        return {
+            "board": f"{self.rows}x{self.cols}", "fish": self.fish,
+            "start_timeout": self.start_timeout, "first_move_timeout": self.first_move_timeout,
+        }
+
+    def limits(self) -> Mapping[str, float]:
+        return {"start": self.start_timeout, "first-move": self.first_move_timeout}
 
 
 class FishGame:
@@ -84,10 +117,16 @@ class FishGame:
     strategies = ("greedy", "maximin", "cheater", "hole-placer")
     house = ("greedy", "maximin")
     player_methods = ("playing_as", "playing_with", "setup", "take_turn")
+    knockout_runners_up = False  # the reference manager: those left win as they are
     options = (
         GameOption("board", "6x6", "ROWSxCOLS tiles of every game's board (the course server's 6x6)", _board),
         GameOption("fish", None, "fish on every tile, 1..5 (default: each tile 1..5 at random, from the game's seed)",
                    _fish),
+        GameOption("start-timeout", f"{START_TIMEOUT:g}", "seconds for the reply to the course protocol's start "
+                   f"({MIN_SECONDS:g} to {MAX_SECONDS:g})", _seconds("start-timeout")),
+        GameOption("first-move-timeout", f"{FIRST_MOVE_TIMEOUT:g}", "seconds for a move in a game's first round, "
+                   f"course protocol ({MIN_SECONDS:g} to {MAX_SECONDS:g}; later moves: --timeout)",
+                   _seconds("first-move-timeout")),
     )
 
     def setup(self, options: Mapping[str, Any]) -> FishSetup:
@@ -95,11 +134,15 @@ class FishGame:
         fish = options.get("fish")
         if fish is not None and options.get("seed") is not None:
             raise ValueError("--seed draws each tile's fish; it cannot go with --fish")
-        return FishSetup(rows, cols, fish)
+        start = options.get("start-timeout", START_TIMEOUT)
+        return FishSetup(rows, cols, fish, start, options.get("first-move-timeout", FIRST_MOVE_TIMEOUT))
 
     def setup_of(self, recorded: Mapping[str, Any]) -> FishSetup:
         rows, cols = _board(recorded.get("board", "6x6"))
-        return FishSetup(rows, cols, recorded.get("fish"))
+        return FishSetup(
+            rows, cols, recorded.get("fish"), recorded.get("start_timeout", START_TIMEOUT),
+            recorded.get("first_move_timeout", FIRST_MOVE_TIMEOUT),
+        )
 
     def deal_text(self, deck: str, seed: int | None) -> str:
         return f"board from seed {seed}" if seed is not None else "fixed board"
@@ -111,7 +154,12 @@ class FishGame:
         from evolution.games.fish.rules.board import generate_board
         from evolution.games.fish.rules.referee import FishReferee
 
-        return FishReferee(players, generate_board(setup.rows, setup.cols, seed, setup.fish), observer)
+        referee = FishReferee(players, generate_board(setup.rows, setup.cols, seed, setup.fish), observer)
+        for player in players:  # a remote player's proxy gives a first-round move its longer limit
+            refereed_by = getattr(player, "refereed_by", None)
+            if refereed_by is not None:
+                refereed_by(referee)
+        return referee
 
     def dialect(self, name: str) -> Any:
         from evolution.games.fish.net.dialects import HOST_DIALECTS

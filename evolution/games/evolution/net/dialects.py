@@ -31,7 +31,7 @@ from evolution.games.evolution.wire import codec
 from evolution.games.evolution.wire.dialects import DIALECTS, Dialect
 from evolution.jsonwire.errors import WireError
 from evolution.jsonwire.schema_reasons import show
-from evolution.net.client import NO_REPLY, ClientError, ClientOutcome, Removed
+from evolution.net.client import NO_REPLY, ClientError, ClientOutcome, Removed, answered
 from evolution.net.remote_seat import CallSettings, RemoteSeat
 from evolution.net.signup import signup_name
 from evolution.outcomes import GameResult
@@ -93,11 +93,11 @@ class Conversation:
         try:
             if kind == "start":
                 self.outcome.turns += 1
-                return _then(self.player.start(*self.wire.read(kind, value)), lambda _: NO_REPLY)
+                return answered(self.player.start(*self.wire.read(kind, value)), lambda _: NO_REPLY)
             if kind == "choose":
-                return _then(self.player.choose(*self.wire.read(kind, value)), codec.action4_to_json)
+                return answered(self.player.choose(*self.wire.read(kind, value)), codec.action4_to_json)
             if kind == "feed-next":
-                return _then(self.player.feed_next(self.wire.read(kind, value)), codec.feeding_choice_to_json)
+                return answered(self.player.feed_next(self.wire.read(kind, value)), codec.feeding_choice_to_json)
             if kind == "score":
                 self.outcome.scores = self.wire.read(kind, value)
                 self.outcome.games += 1
@@ -113,10 +113,3 @@ class Conversation:
             self.signed_up = True
             return NO_REPLY
         raise ClientError(f"the host answered the sign-up with {show(value, 80)}, not \"ok\"")
-
-
-def _then(answer: Any, encode: Any) -> Any:
-    """``encode`` of the player's answer, whether it is a value or a Deferred."""
-    if hasattr(answer, "addCallback"):
-        return answer.addCallback(encode)
-    return encode(answer)

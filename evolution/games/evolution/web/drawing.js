@@ -1,13 +1,29 @@
 // Evolution's table, drawn: the watering hole, each player's species boards with their trait
 // cards, hands, bags and scores, and the removals. Reads the Table JSON of
 // evolution/games/evolution/web/tables.py. The web view serves this module as
-// /static/js/games/evolution.js; every game's drawing module exports the same three:
+// /static/js/games/evolution.js; every game's drawing module exports the same three, and may
+// export words (js/drawings.js):
 //   table(data, {asking, changed, places})   the table after a step
 //   changes(table, before)                  what a replay marks as changed since the frame before
 //   dealt(game)                             how a finished game was dealt, in words
+//   words                                   the dealer's steps, and a replay frame, in words
 
-import { h, nameOf, ordinal, plural, seatClass, shown, stepName } from "../dom.js";
+import { h, nameOf, ordinal, plural, seatClass, shown } from "../dom.js";
 import { removals } from "../lines.js";
+
+const STEPS = {
+  start: "cards dealt",
+  choose: "playing cards",
+  "start-of-feeding": "feeding begins",
+  feed: "feeding",
+  "end-of-turn": "end of turn",
+  end: "game over",
+};
+
+export const words = {
+  step: (step) => STEPS[step] ?? String(step),
+  note: (frame) => `${words.step(frame.event)}; ${plural(frame.watering_hole, "token")} in the watering hole`,
+};
 
 const KINDS = {
   carnivore: "attack", ambush: "attack", "pack-hunting": "attack",
@@ -113,7 +129,7 @@ export function table(data, options = {}) {
     h("div", { class: "table-head" },
       h("div", { class: "watering-hole", title: "food tokens in the watering hole" },
         h("span", { class: "wh-count" }, data.watering_hole), h("span", { class: "wh-label" }, "watering hole")),
-      h("div", { class: "turn" }, h("span", { class: "turn-no" }, `Turn ${data.turn}`), h("span", { class: "step" }, stepName(data.step))),
+      h("div", { class: "turn" }, h("span", { class: "turn-no" }, `Turn ${data.turn}`), h("span", { class: "step" }, words.step(data.step))),
       h("div", { class: "deck", title: "cards left in the deck" }, plural(data.deck, "card"), " in the deck")),
     h("div", { class: "players" },
       data.players.map((player) => playerPanel(player, {
@@ -122,7 +138,7 @@ export function table(data, options = {}) {
         changed: options.changed?.get(player.seat),
         place: options.places?.get(player.seat),
       }))),
-    removals(data.removed),
+    removals(data.removed, words),
   );
 }
 

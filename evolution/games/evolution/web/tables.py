@@ -186,6 +186,7 @@ class EvolutionDrawing:
     """Evolution's picture in the web view (``evolution.games.Drawing``); ``drawing.js`` draws it in the page."""
 
     script = Path(__file__).with_name("drawing.js")
+    style = None  # its look is in the web view's own style sheet
 
     def table(self, dealer: Dealer, names: Sequence[str], hands: bool = False) -> Json:
         return table_json(dealer, names, cards=hands)

@@ -61,17 +61,9 @@ export function seatClass(seat) {
   return `seat-${((seat - 1) % 8) + 1}`;
 }
 
-const STEPS = {
-  start: "cards dealt",
-  choose: "playing cards",
-  "start-of-feeding": "feeding begins",
-  feed: "feeding",
-  "end-of-turn": "end of turn",
-  end: "game over",
-};
-
-export function stepName(step) {
-  return STEPS[step] ?? String(step);
+// A heading's words inside a sentence: "Turn 3" -> "turn 3".
+export function inSentence(text) {
+  return text.charAt(0).toLowerCase() + text.slice(1);
 }
 
 export function ordinal(n) {

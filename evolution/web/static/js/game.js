@@ -1,7 +1,8 @@
 // The page of one game (/games/ID): live while it runs, then its result and its replay.
 
-import { clock, fill, h, nameOf, note, ordinal, plural, section, shown, stepName } from "./dom.js";
-import { lines } from "./lines.js";
+import { clock, fill, h, nameOf, note, ordinal, plural, section, shown } from "./dom.js";
+import { drawingOf } from "./drawings.js";
+import { lines, removedWhen } from "./lines.js";
 import { follow, getJSON, pageSubject, status } from "./live.js";
 import { Replay } from "./replay.js";
 
@@ -17,26 +18,19 @@ function heading(game) {
     h("span", { class: "when" }, `started ${clock(game.started_at)}`));
 }
 
-// Each game's own drawing module (/static/js/games/NAME.js): table, changes, dealt.
-const drawings = new Map();
-function drawingOf(game) {
-  const name = game.game ?? "evolution";
-  if (!drawings.has(name)) drawings.set(name, import(`./games/${name}.js`));
-  return drawings.get(name);
-}
-
 async function showLive(game) {
   const names = game.players.map((player) => player.name);
-  const { table } = await drawingOf(game);
+  const { table, words } = await drawingOf(game);
   fill(main,
     heading(game),
     h("div", { class: "game-layout" },
       table(game.table),
-      h("aside", { class: "side" }, h("h2", {}, "Last actions"), lines(game.lines, names))),
+      h("aside", { class: "side" }, h("h2", {}, "Last actions"), lines(game.lines, names, { words }))),
   );
 }
 
 function result(game, drawing) {
+  const words = drawing.words;
   const order = [...game.players].sort((a, b) => (a.rank ?? 99) - (b.rank ?? 99) || a.seat - b.seat);
   return section("Result",
     game.outcome !== "finished" ? note(`This game was ${game.outcome}.`, "warning") : null,
@@ -45,8 +39,8 @@ function result(game, drawing) {
         h("span", { class: "place" }, player.rank ? ordinal(player.rank) : "—"),
         nameOf(player.name),
         player.removed
-          ? h("span", { class: "reason" }, `removed in turn ${player.removed.turn} (${stepName(player.removed.step)}): ${shown(player.removed.reason)}`)
-          : h("span", { class: "score" }, plural(player.score, "pt", "pts")),
+          ? h("span", { class: "reason" }, `removed ${removedWhen(player.removed, words)}: ${shown(player.removed.reason)}`)
+          : h("span", { class: "score" }, words.score(player.score)),
         player.points !== undefined ? h("span", { class: "points" }, `${plural(player.points, "tournament pt", "tournament pts")}`) : null))),
     h("p", { class: "note" }, `${plural(game.turns, "turn")} · ${drawing.dealt(game)} · ended ${clock(game.ended_at)}`));
 }

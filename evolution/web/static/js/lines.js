@@ -1,23 +1,32 @@
 // What every game's page shows besides its table: the lines said about a game, and its removals.
 // A line (each game's narrator, e.g. evolution/games/evolution/web/tables.py) is
-// {turn, step, seat or null, text}; a removal {seat, name, turn, step, reason}.
+// {turn, step, seat or null, text}; a removal {seat, name, turn, step, reason}. `words` are the
+// game's (drawings.js): how its turns and steps read.
 
-import { h, nameOf, seatClass, shown, stepName } from "./dom.js";
+import { h, inSentence, nameOf, seatClass, shown } from "./dom.js";
+import { wordsOf } from "./drawings.js";
 
-export function removals(removed) {
+// When a player was removed, in words: "in turn 3 (feeding)".
+export function removedWhen(removal, given) {
+  const words = wordsOf(given);
+  return `in ${inSentence(words.turn(removal.turn))} (${words.step(removal.step)})`;
+}
+
+export function removals(removed, words) {
   if (!removed.length) return null;
   return h(
     "ul",
     { class: "removals" },
-    removed.map((r) => h("li", {}, nameOf(r.name), ` removed in turn ${r.turn} (${stepName(r.step)}): `, h("span", { class: "reason" }, shown(r.reason)))),
+    removed.map((r) => h("li", {}, nameOf(r.name), ` removed ${removedWhen(r, words)}: `, h("span", { class: "reason" }, shown(r.reason)))),
   );
 }
 
 // What the players answered, turn markers, removals; newest first unless told.
-export function lines(list, names, { newestFirst = true } = {}) {
+export function lines(list, names, { newestFirst = true, words: given } = {}) {
+  const words = wordsOf(given);
   const items = (newestFirst ? [...list].reverse() : list).map((line) =>
     h("li", { class: line.seat ? `line ${seatClass(line.seat)}` : "line marker" },
-      h("span", { class: "when" }, `T${line.turn}`),
+      h("span", { class: "when" }, words.when(line.turn)),
       line.seat ? nameOf(names[line.seat - 1] ?? `seat ${line.seat}`) : null,
       line.seat ? " " : null,
       h("span", { class: "what" }, line.text)));

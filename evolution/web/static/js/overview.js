@@ -1,7 +1,8 @@
 // The overview (/): the lobby with its countdown, running games, tournaments with their
 // standings, recent games and the rating leaderboard, pushed by the host as they change.
 
-import { clock, fill, h, nameOf, note, ordinal, plural, seatClass, section, stepName } from "./dom.js";
+import { clock, fill, h, inSentence, nameOf, note, ordinal, plural, seatClass, section } from "./dom.js";
+import { drawingOf } from "./drawings.js";
 import { follow, getJSON, status } from "./live.js";
 import { standingsTable } from "./standings.js";
 
@@ -66,20 +67,20 @@ function playersList(players, { ranked = false } = {}) {
       h("span", { class: "score" }, player.removed ? "removed" : player.score === null ? "" : `${player.score}`))));
 }
 
-function gameCard(game) {
+function gameCard(game, words) {
   const tournament = game.tournament;
   return h("a", { class: "card game-card", href: `/games/${game.id}` },
     h("div", { class: "card-head" },
       h("b", {}, `Game ${game.id}`),
       h("span", { class: "pill running" }, "live"),
-      h("span", { class: "muted" }, `turn ${game.turn} · ${stepName(game.step)}`)),
+      h("span", { class: "muted" }, `${inSentence(words.turn(game.turn))} · ${words.step(game.step)}`)),
     tournament ? h("div", { class: "muted" }, `Tournament ${tournament.id}, round ${tournament.round}`) : null,
     playersList(game.players));
 }
 
-function running(games) {
+function running(games, drawings) {
   return section(`Running games · ${games.length}`,
-    games.length ? h("div", { class: "cards" }, games.map(gameCard)) : note("No game is running."));
+    games.length ? h("div", { class: "cards" }, games.map((game, i) => gameCard(game, drawings[i].words))) : note("No game is running."));
 }
 
 function tournamentCard(tournament) {
@@ -123,16 +124,22 @@ function leaderboard(rows) {
         h("td", {}, h("a", { href: `/tournaments/${row.tournament}`, title: "latest Swiss tournament" }, row.tournaments))))))));
 }
 
-function render(data) {
+let latest = 0; // the newest picture pushed: an older one still loading a game's words is dropped
+
+async function render(data) {
+  const picture = ++latest;
+  const drawings = await Promise.all(data.running.map(drawingOf));
+  if (picture !== latest) return;
   fill(main,
     h("div", { class: "page-head" }, h("h1", {}, "Evolution host")),
     h("div", { class: "overview" },
-      lobby(data.lobby), running(data.running), tournaments(data.tournaments), recent(data.recent_games), leaderboard(data.leaderboard)));
+      lobby(data.lobby), running(data.running, drawings), tournaments(data.tournaments), recent(data.recent_games),
+      leaderboard(data.leaderboard)));
 }
 
 async function start() {
   try {
-    render(await getJSON("/api/overview"));
+    await render(await getJSON("/api/overview"));
   } catch (error) {
     fill(main, note(`The host did not answer: ${error.message}`, "warning"));
   }

@@ -1,8 +1,8 @@
 // Replaying a finished game frame by frame: step, play, jump to a turn. The frames come from
 // /api/games/ID/replay: the table after every step of the referee, re-run from the stored log,
-// drawn by the game's own drawing module (table, changes).
+// drawn by the game's own drawing module (table, changes) and told in its words (drawings.js).
 
-import { fill, h, plural, stepName } from "./dom.js";
+import { fill, h, inSentence } from "./dom.js";
 import { lines } from "./lines.js";
 
 const SPEEDS = [["0.5×", 1600], ["1×", 800], ["2×", 400], ["4×", 200]];
@@ -12,6 +12,7 @@ export class Replay {
   constructor(root, replay, names, places, drawing) {
     this.root = root;
     this.drawing = drawing;
+    this.words = drawing.words;
     this.frames = replay.frames;
     this.names = names;
     this.places = places;
@@ -29,7 +30,7 @@ export class Replay {
     this.slider = h("input", { type: "range", min: 0, max: last, value: last, "aria-label": "step of the replay", oninput: () => this.show(Number(this.slider.value)) });
     this.turnPicker = h("select", { "aria-label": "jump to turn", onchange: () => this.jumpToTurn(Number(this.turnPicker.value)) });
     const turns = [...new Set(this.frames.map((frame) => frame.turn))];
-    for (const turn of turns) this.turnPicker.append(h("option", { value: turn }, `Turn ${turn}`));
+    for (const turn of turns) this.turnPicker.append(h("option", { value: turn }, this.words.turn(turn)));
     const speed = h("select", { "aria-label": "speed", onchange: () => { this.delay = Number(speed.value); if (this.timer) this.play(); } },
       SPEEDS.map(([label, delay]) => h("option", { value: delay, selected: delay === this.delay }, label)));
     this.position = h("span", { class: "position", "aria-live": "polite" });
@@ -74,15 +75,16 @@ export class Replay {
     const atEnd = this.index === this.frames.length - 1;
     this.slider.value = this.index;
     this.turnPicker.value = frame.turn;
-    this.position.textContent = `step ${this.index + 1} of ${this.frames.length} · turn ${frame.turn} · ${stepName(frame.event)}`;
+    this.position.textContent = `step ${this.index + 1} of ${this.frames.length} · ${inSentence(this.words.turn(frame.turn))}`
+      + ` · ${this.words.step(frame.event)}`;
     fill(this.board, this.drawing.table(frame, {
       asking: [],
       changed: this.drawing.changes(frame, this.frames[this.index - 1]),
       places: atEnd ? this.places : undefined,
     }));
     fill(this.said,
-      h("p", { class: "note" }, `${stepName(frame.event)}; ${plural(frame.watering_hole, "token")} in the watering hole`),
-      lines(frame.lines, this.names, { newestFirst: false }),
+      h("p", { class: "note" }, this.words.note(frame)),
+      lines(frame.lines, this.names, { newestFirst: false, words: this.words }),
     );
     if (atEnd) this.pause();
   }
