@@ -29,7 +29,7 @@ from __future__ import annotations
 import json
 from typing import Any, Sequence
 
-from evolution.host.records import GameRecord, SeatRecord
+from evolution.host.records import GameRecord
 from evolution.text import escape, plural, short
 
 Json = Any
@@ -39,13 +39,6 @@ NAME_SHOWN = 40
 
 class NoSuchSeat(ValueError):
     """The game has no such seat; the message says which it has."""
-
-
-def seat_json(seat: SeatRecord) -> Json:
-    removed = None
-    if seat.removed_reason is not None:
-        removed = {"turn": seat.removed_turn, "step": seat.removed_step, "reason": seat.removed_reason}
-    return {"seat": seat.seat, "name": seat.name, "score": seat.score, "rank": seat.rank, "removed": removed}
 
 
 def _entry(ms: int, seat: int, kind: str, payload: Any) -> Json:
@@ -66,7 +59,7 @@ def transcript(game: GameRecord, log: Sequence[Sequence[Any]], seat: int | None 
         "game": game.game,
         "outcome": game.outcome,
         "seed": game.seed,
-        "seats": [seat_json(record) for record in seats],
+        "seats": [record.summary() for record in seats],
         "entries": [_entry(ms, number, kind, payload) for ms, number, kind, payload, *_ in log if number in kept],
     }
 

@@ -34,12 +34,7 @@ def _tournament(tournament_id: int | None, round: int | None) -> Json:
 
 
 def seat_json(seat: SeatRecord) -> Json:
-    data: dict[str, Any] = {"seat": seat.seat, "name": seat.name, "score": seat.score, "rank": seat.rank}
-    data["removed"] = (
-        None
-        if seat.removed_reason is None
-        else {"turn": seat.removed_turn, "step": seat.removed_step, "reason": seat.removed_reason}
-    )
+    data = seat.summary()
     if seat.points is not None:
         data["points"] = seat.points
     return data
