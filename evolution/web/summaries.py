@@ -4,7 +4,7 @@ Offers pure functions from the host's values to JSON (the README's "Web
 view" section documents each shape):
 
 - ``finished_game(record)``: a stored (or just finished) game: times, deck,
-  outcome, turns, tournament, and every seat with its score and rank, or when
+  outcome, turns, tournament (or whether it is a ladder game), and every seat with its score and rank, or when
   and why it was removed;
 - ``running_game(game)``: a game in progress: its players with the score
   they would have now, its turn and step;
@@ -52,6 +52,7 @@ def finished_game(record: GameRecord) -> Json:
         "deck": record.deck,
         "seed": record.seed,
         "tournament": _tournament(record.tournament_id, record.round),
+        "ladder": record.ladder,
         "players": [seat_json(seat) for seat in record.players],
     }
 
