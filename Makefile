@@ -37,9 +37,11 @@ test: $(STAMP) $(NODE_KIT)
 bench: $(STAMP)
 	$(BIN)/python -m bench
 
-## soak: 2,000 bots on one host for 2 minutes; fails if an honest bot is removed or a game is not stored
+## soak: 2,000 bots on one host for 2 minutes, then 2,000 on a ladder for 1; fails if an honest bot is removed,
+## a game is not stored (or, on the ladder, not counted in its standings) or a bot plays far less than the others
 soak: $(STAMP)
 	$(BIN)/python -m bench.soak
+	$(BIN)/python -m bench.ladder_soak
 
 ## local: one in-process game of 8 silly players
 local: $(STAMP)

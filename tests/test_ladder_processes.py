@@ -13,6 +13,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -83,3 +84,15 @@ def test_bots_come_and_go_on_a_ladder_until_it_is_stopped(tmp_path):
     text = log.read_text()
     assert "ladder of Evolution: 0 bots rated so far" in text
     assert "Traceback" not in text
+
+
+def test_the_ladder_soak_passes_at_a_small_scale():
+    result = subprocess.run(
+        [sys.executable, "-m", "bench.ladder_soak", "--bots", "12", "--seconds", "3", "--progress", "1"],
+        capture_output=True, text=True, timeout=120, cwd=Path(__file__).resolve().parent.parent,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    assert [line.split(":")[0] for line in lines if line.startswith(("PASS", "FAIL"))] == ["PASS"] * 5, lines
+    assert lines[-1] == "ladder soak: 5 passed, 0 failed"
+    assert any(line.startswith("ladder soak: 1 s, ") for line in lines), lines
