@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 NODE_KIT := examples/javascript/node_modules/.installed
 
-.PHONY: demo demo-games test bench soak local clean
+.PHONY: demo demo-games demo-ladder test bench soak local clean
 
 $(STAMP): setup.cfg pyproject.toml
 	@echo "Installing the host and its test tools (Twisted, jsonschema, openskill, pytest, Playwright...) into $(VENV)/;" \
@@ -28,6 +28,10 @@ demo: $(STAMP)
 ## demo-games: the host and 8 client processes play 3 single games; the results table
 demo-games: $(STAMP)
 	$(BIN)/python -m evolution.host.demo --games 3
+
+## demo-ladder: the same 20 bot processes on a ladder for a minute, with the web view; the leaders, then the ladder
+demo-ladder: $(STAMP)
+	$(BIN)/python -m evolution.host.demo --ladder
 
 ## test: the whole test suite, conformance cases included
 test: $(STAMP) $(NODE_KIT)
