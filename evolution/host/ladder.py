@@ -78,8 +78,17 @@ class LadderService(service.Service):
         )
 
     def stopService(self) -> None:
+        """One line for the bots the host hangs up on (no failure of theirs); the lobby closes."""
         super().stopService()
+        waiting = self.policy.factory.take_lobby()
+        log.info(
+            "the ladder stops after {rounds}: hanging up on {waiting} waiting and {playing} in games (stored as"
+            " aborted)", rounds=plural(self.rounds, "round"), waiting=plural(len(waiting), "bot"),
+            playing=len(self.policy.playing),
+        )
         self.policy.stop()
+        for connection in waiting:
+            connection.close()
 
     # -- forming and playing --------------------------------------------------------
 
