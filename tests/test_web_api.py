@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import socket
 from pathlib import Path
-from typing import Any
 
 from twisted.internet import reactor
 from twisted.internet.defer import gatherResults

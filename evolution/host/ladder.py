@@ -32,7 +32,6 @@ from __future__ import annotations
 import weakref
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from twisted.application import service
 from twisted.logger import Logger

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import shutil
-import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -32,8 +31,8 @@ from twisted.internet.defer import ensureDeferred
 from twisted.internet.task import react
 from twisted.python import usage
 
-from evolution.cli import ArgumentParser
-from evolution.games import DEFAULT_GAME, GAME_NAMES, Game, game
+from evolution.cli import ArgumentParser, seconds, whole_number
+from evolution.games import DEFAULT_GAME, GAME_NAMES, game
 from evolution.host.records import GameRecord, SeatRecord
 from evolution.host.store import ResultsStore
 from evolution.host.transcripts import transcript, transcript_lines
@@ -53,8 +52,8 @@ def parser() -> ArgumentParser:
         "first; exits 0 only if the bot was never removed.",
     )
     p.add_argument("--game", choices=GAME_NAMES, default=DEFAULT_GAME, help=f"the game (default {DEFAULT_GAME})")
-    p.add_argument("--games", type=_count(1, 1000), default=3, metavar="K", help="games to play (default 3)")
-    p.add_argument("--players", type=_count(2, 8), metavar="N",
+    p.add_argument("--games", type=whole_number(1, 1000), default=3, metavar="K", help="games to play (default 3)")
+    p.add_argument("--players", type=whole_number(2, 8), metavar="N",
                    help="players per game, the bot included (default: the bot and one house bot of each strategy)")
     p.add_argument("--house", metavar="S,S", help="the house bots' strategies, in turn (default: the game's honest "
                    "ones: " + "; ".join(f"{name} {', '.join(game(name).house)}" for name in GAME_NAMES) + ")")
@@ -63,35 +62,12 @@ def parser() -> ArgumentParser:
     p.add_argument("--seed", metavar="S", help="the first game's deal; game k gets S+k-1 (default: random)")
     p.add_argument("--send-scores", action="store_true", help="send the scores at every game's end")
     p.add_argument("--tell-removed", action="store_true", help="tell a removed bot why before hanging up")
-    p.add_argument("--patience", type=_seconds, default=30.0, metavar="S",
+    p.add_argument("--patience", type=seconds(0.1, 3600), default=30.0, metavar="S",
                    help="seconds the bot has to sign up and begin a game, each time (default 30)")
     p.add_argument("--db", metavar="PATH", help="keep the games in this results database (default: a temporary one)")
     p.add_argument("command", nargs=argparse.REMAINDER, metavar="-- COMMAND ARGS",
                    help="the bot's command and its arguments, after --")
     return p
-
-
-def _count(low: int, high: int) -> Any:
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-        if not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"{value} is not within {low}..{high}")
-        return value
-
-    return parse
-
-
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not 0.1 <= value <= 3600:
-        raise argparse.ArgumentTypeError(f"{value:g} is not within 0.1..3600 seconds")
-    return value
 
 
 def settings_of(args: argparse.Namespace, db: Path) -> TryoutSettings:
@@ -141,7 +117,7 @@ async def _run(reactor: Any, settings: TryoutSettings, keep: bool) -> None:
           f"{' '.join(settings.command)!r} against {', '.join(name for name, _ in house)}", flush=True)
     names = {name for name, _ in house}
     outcome = await Tryout(settings, reactor, lambda record: print(progress(record, names), flush=True)).run()
-    status, lines = report(outcome, settings, names, chosen)
+    status, lines = report(outcome, settings, names)
     print("\n".join(lines))
     if keep and outcome.games:
         print(f"the games are in {settings.db}: evolution-results --db {settings.db}; "
@@ -167,7 +143,7 @@ def progress(record: GameRecord, house: set[str]) -> str:
     return f"game #{record.id}: {_result(bot_seat(record, house), record)}"
 
 
-def report(outcome: TryoutOutcome, settings: TryoutSettings, house: set[str], chosen: Game) -> tuple[int, list[str]]:
+def report(outcome: TryoutOutcome, settings: TryoutSettings, house: set[str]) -> tuple[int, list[str]]:
     """(exit status, lines): the table of games, the first removal's transcript, what stopped the tryout."""
     lines = [""]
     if outcome.games:

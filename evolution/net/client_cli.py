@@ -24,7 +24,6 @@ feed_next).
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import sys
 from typing import Any
@@ -32,7 +31,7 @@ from typing import Any
 from twisted.internet.defer import CancelledError, ensureDeferred
 from twisted.internet.task import deferLater, react
 
-from evolution.cli import ArgumentParser
+from evolution.cli import ArgumentParser, seconds, whole_number
 from evolution.games import DEFAULT_GAME, GAME_NAMES, Game, game
 from evolution.net.client import ClientError, play_remote
 from evolution.net.endpoints import EndpointUnavailable, client_tls
@@ -68,32 +67,9 @@ def load_strategy(spec: str, chosen: Game | None = None) -> Any:
     return player
 
 
-def _whole_number(text: str, low: int, high: int) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if not low <= value <= high:
-        raise argparse.ArgumentTypeError(f"{value} is not within {low}..{high}")
-    return value
-
-
-def port_number(text: str) -> int:
-    return _whole_number(text, 1, 65535)
-
-
-def retry_count(text: str) -> int:
-    return _whole_number(text, 0, 1000)
-
-
-def think_time(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not 0 <= value <= 60:
-        raise argparse.ArgumentTypeError(f"{value:g} is not within 0..60 seconds")
-    return value
+port_number = whole_number(1, 65535)
+retry_count = whole_number(0, 1000)
+think_time = seconds(0, 60)
 
 
 class Thinking:

@@ -90,7 +90,23 @@ class _Timer:
         return self.call.getTime() if self.call is not None and self.call.active() else None
 
 
-class GameLobby:
+class _HeldWhenOverloaded:
+    """What the policies that hold games while the host is overloaded share: attaching, and the lag probe."""
+
+    lag: LagProbe | None
+
+    def attach(self, factory: Gathering) -> None:
+        self.factory = factory
+        self.config = factory.config
+        if self.lag is not None:
+            self.lag.watch(self._lag_changed)
+            self.lag.start()
+
+    def _lag_changed(self, overloaded: bool) -> None:
+        raise NotImplementedError
+
+
+class GameLobby(_HeldWhenOverloaded):
     """Start a game of the players waiting, at ``max_players`` or after a quiet ``window``."""
 
     def __init__(self, start_game: Players, lag: LagProbe | None = None) -> None:
@@ -100,13 +116,6 @@ class GameLobby:
         self.holding = False  # a game waits for the host's lag to fall
         self._window = _Timer()
         self._window_passed = False  # the quiet window closed and no one has signed up since
-
-    def attach(self, factory: Gathering) -> None:
-        self.factory = factory
-        self.config = factory.config
-        if self.lag is not None:
-            self.lag.watch(self._lag_changed)
-            self.lag.start()
 
     def accepting(self) -> bool:
         limit = self.config.max_games
@@ -261,7 +270,7 @@ class SignupPeriods:
         self.is_open = False
 
 
-class LadderLobby:
+class LadderLobby(_HeldWhenOverloaded):
     """A ladder's lobby: games form every ``window`` seconds from the players waiting, who come back after each."""
 
     def __init__(self, window: float, form: Players, lag: LagProbe | None = None) -> None:
@@ -272,13 +281,6 @@ class LadderLobby:
         self.holding = False  # games wait for the host's lag to fall
         self.playing: dict[Any, str] = {}  # the connections in games, and their names
         self._timer = _Timer()
-
-    def attach(self, factory: Gathering) -> None:
-        self.factory = factory
-        self.config = factory.config
-        if self.lag is not None:
-            self.lag.watch(self._lag_changed)
-            self.lag.start()
 
     def accepting(self) -> bool:
         return self.is_open
