@@ -65,6 +65,10 @@ def test_what_cannot_be_tried_is_one_line():
     assert missing.returncode == 1
     assert "cannot run 'no-such-bot-program': no such program" in missing.stdout
     assert "Traceback" not in missing.stdout + missing.stderr
+    nowhere = tryout("--db", "/no/such/folder/r.sqlite", "--", "bot")
+    assert (nowhere.returncode, nowhere.stderr) == (
+        1, "evolution-try: the results database /no/such/folder/r.sqlite cannot be created: the folder"
+           " /no/such/folder does not exist\n")
     for arguments, message in [
         ((), "give the bot's command after --"),
         (("--house", "nobody", "--", "bot"), "--house: evolution has no strategy 'nobody'"),

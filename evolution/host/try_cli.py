@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -34,7 +35,7 @@ from twisted.python import usage
 from evolution.cli import ArgumentParser, seconds, whole_number
 from evolution.games import DEFAULT_GAME, GAME_NAMES, game
 from evolution.host.records import GameRecord, SeatRecord
-from evolution.host.store import ResultsStore
+from evolution.host.store import ResultsStore, StoreError
 from evolution.host.transcripts import transcript, transcript_lines
 from evolution.host.tryout import Tryout, TryoutOutcome, TryoutSettings
 from evolution.text import escape, plural, short
@@ -103,6 +104,11 @@ def main(argv: list[str] | None = None) -> None:
         settings = settings_of(args, db)
     except ValueError as error:
         p.error(str(error))
+    try:
+        ResultsStore.open(db).close()  # a database that cannot be used is one line, before anything starts
+    except StoreError as error:
+        print(f"evolution-try: {error}", file=sys.stderr)
+        raise SystemExit(1) from None
     try:
         react(lambda reactor: ensureDeferred(_run(reactor, settings, keep=folder is None)))
     finally:
