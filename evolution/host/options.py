@@ -148,8 +148,8 @@ class Options(usage.Options):
         "into games of MIN-MAX (MAX must be at least 2*MIN-1); every game of a round runs at once; "
         "players that go on get the next game's start on the same connection. It stops after "
         "--tournaments tournaments (see evolution-results --tournaments). With --ladder it runs a ladder until "
-        "stopped: bots sign up at any time and stay for game after game; every --signup-window seconds the bots "
-        "waiting are seated at tables of similar openskill ratings, avoiding recent rematches; the ratings are "
+        "stopped: bots sign up at any time and stay for game after game; --signup-window seconds after enough bots "
+        "wait, all those waiting are seated at tables of similar openskill ratings, avoiding recent rematches; the ratings are "
         "kept in --db across restarts (see evolution-results --ladder). It runs in the foreground only: "
         "twistd -n evolution [options]."
     )
