@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from twisted.internet import reactor
 from twisted.internet.defer import Deferred, ensureDeferred
 from twisted.internet.task import Clock
 from twisted.python import usage
@@ -21,6 +22,7 @@ import adversaries as bad
 from evolution.host.store import ResultsStore
 from evolution.net.lobbies import LadderLobby
 from hosting import LocalHost, host_options, new_host, until
+from webhosting import SlowPlayer
 
 QUICK = ("--ladder", "--timeout", "0.5", "--signup-window", "0.05", "--signup-timeout", "0.5")
 
@@ -34,6 +36,11 @@ async def ended(clients: list[Deferred]) -> list[Any]:
         except Exception as error:
             results.append(error)
     return results
+
+
+async def settled() -> None:
+    """Once the host has stopped: until the answers slow players were still thinking over are given (to nobody)."""
+    await until(lambda: all(call.getTime() - reactor.seconds() > 5 for call in reactor.getDelayedCalls()))
 
 
 def finished_seats(store: ResultsStore, name: str) -> list:
@@ -74,14 +81,17 @@ class LadderHostTests(unittest.TestCase):
         host = new_host(self, *QUICK, "--players", "3-3")
         cheat = ensureDeferred(bad.adversary(host.port, "cheat", "choose", bad.send("no")))
         await until(lambda: len(host.factory.lobby) == 1)
-        others = [host.client(name) for name in ("ann", "bo")]
+        others = [host.client(name, SlowPlayer(0.05)) for name in ("ann", "bo")]  # games that last a while
+        seated: set[str] = set()
+        host.runner.watch(lambda event, game: seated.update(game.names))
         [cut] = await ended([cheat])  # removed in its first game: the host hangs up
-        await until(lambda: host.ladder.standings.standing("cheat").games == 1)
-        self.assertEqual(host.ladder.standings.standing("cheat").removals, 1)
-        again = host.client("cheat")  # the same name: the same entry of the ladder
+        self.assertEqual(len(host.runner.running), 1)  # the game goes on without it...
+        again = host.client("cheat")  # ... and it comes back at once, under its name: the same entry of the ladder
         await until(lambda: host.ladder.standings.standing("cheat").games >= 3)
+        self.assertEqual(seated, {"ann", "bo", "cheat"})
         await host.stop()
         await ended(others + [again])
+        await settled()
         store = await host.stored()
         [(rank, standing)] = [(rank, s) for rank, s in store.ladder() if s.name == "cheat"]
         self.assertGreaterEqual(standing.games, 3)
@@ -94,14 +104,16 @@ class LadderHostTests(unittest.TestCase):
 
     async def test_a_name_playing_a_game_is_not_given_to_another_bot(self) -> None:
         host = new_host(self, *QUICK, "--players", "3-3", "--timeout", "2")
-        clients = [host.client(name) for name in ("ann", "bo", "cy")]
+        clients = [host.client(name, SlowPlayer(0.1)) for name in ("ann", "bo", "cy")]
         await until(lambda: host.runner.running)
+        self.assertEqual((host.ladder.policy.names_held(), host.factory.lobby), ({"ann", "bo", "cy"}, []))
         second = await bad.raw_connection(host.port, b'["sign-up","ann"]\n')
         self.assertEqual(await second.first_line, b'["ok","ann#2"]\n')
-        self.assertEqual(host.ladder.policy.names_held(), {"ann", "bo", "cy"})
+        self.assertEqual(len(host.runner.running), 1)  # "ann" was in its game all along
         second.transport.loseConnection()
         await host.stop()
         await ended(clients)
+        await settled()
 
     async def test_the_standings_survive_a_restart_and_go_on(self) -> None:
         folder = Path(self.mktemp())
@@ -169,6 +181,9 @@ class LadderLobbyTests(unittest.TestCase):
         policy.back(a)
         policy.gone(b)
         self.assertEqual((factory.lobby, policy.names_held()), ([a], {"c"}))
+        c.state = "closed"  # hung up on (removed) while its game goes on: its name is free at once
+        self.assertEqual(policy.names_held(), set())
+        c.state = "playing"
         policy.stop()
         policy.back(c)
         self.assertTrue(c.closed)
@@ -185,6 +200,8 @@ class LadderLobbyTests(unittest.TestCase):
 
 class Waiting:
     """A signed-up connection as the lobby sees it."""
+
+    transport = None
 
     def __init__(self, name: str) -> None:
         self.name = name

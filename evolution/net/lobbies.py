@@ -31,7 +31,8 @@ Offers three policies with the same small interface (``attach(factory)``,
   order they came to wait, and wait again (``back(connection)``) when their
   game is over, unless it hung up on them (``gone(connection)``). Their names
   stay taken while they play (``names_held``), so that a bot signing up
-  meanwhile cannot take the name (and the rating) of one in a game. With a
+  meanwhile cannot take the name (and the rating) of one in a game; the name
+  of one the host hung up on (removed) is free at once, for it to come back. With a
   ``LagProbe`` no games form while the host is overloaded.
 
 ``status()`` says what the lobby is waiting for, for the web view: times
@@ -46,7 +47,7 @@ from twisted.internet.interfaces import IDelayedCall
 from twisted.logger import Logger
 
 from evolution.net.lag import LagProbe
-from evolution.net.signup import PLAYING
+from evolution.net.signup import CLOSED, PLAYING
 from evolution.text import plural
 from evolution.tournament.allocation import seated
 
@@ -270,6 +271,11 @@ class SignupPeriods:
         self.is_open = False
 
 
+def _open(connection: Any) -> bool:
+    """The connection is neither closed nor being closed by the host."""
+    return connection.state != CLOSED and not getattr(connection.transport, "disconnecting", False)
+
+
 class LadderLobby(_HeldWhenOverloaded):
     """A ladder's lobby: games form every ``window`` seconds from the players waiting, who come back after each."""
 
@@ -294,7 +300,8 @@ class LadderLobby(_HeldWhenOverloaded):
         pass  # the round forms from whoever waits when it is due
 
     def names_held(self) -> set[str]:
-        return set(self.playing.values())
+        """The names of the players in games whose connections are open: a bot hung up on may come back as itself."""
+        return {name for connection, name in self.playing.items() if _open(connection)}
 
     def _due(self) -> None:
         if self.lag is not None and self.lag.overloaded:
