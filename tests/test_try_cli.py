@@ -79,3 +79,22 @@ def test_what_cannot_be_tried_is_one_line():
         assert run.returncode == 2, (arguments, run.stderr)
         assert run.stderr.startswith("evolution-try: error: ") and message in run.stderr, run.stderr
         assert len(run.stderr.splitlines()) == 1
+
+
+CRASHING_BOT = """
+import json, socket, sys
+connection = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+connection.sendall(b'"crasher"\\n')
+for line in connection.makefile():
+    message = json.loads(line)
+    if isinstance(message, list) and len(message) == 2:
+        raise RuntimeError("no idea what to choose")
+"""
+
+
+def test_a_bot_that_crashes_in_a_game_is_started_again_and_its_output_shown():
+    run = tryout("--games", "2", "--", sys.executable, "-c", CRASHING_BOT, "{port}")
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert run.stdout.count("removed in turn 1 (choose): disconnected") == 4  # two games: a line each, a row each
+    assert "the bot was removed from 2 of 2 games" in run.stdout
+    assert "  | RuntimeError: no idea what to choose" in run.stdout

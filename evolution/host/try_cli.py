@@ -22,6 +22,8 @@ games are stored in a temporary results database, removed at the end, or in
 from __future__ import annotations
 
 import argparse
+import os
+import shlex
 import shutil
 import sys
 import tempfile
@@ -119,17 +121,25 @@ def main(argv: list[str] | None = None) -> None:
 async def _run(reactor: Any, settings: TryoutSettings, keep: bool) -> None:
     chosen = game(settings.game)
     house = settings.house_names()
-    print(f"evolution-try: {plural(settings.games, 'game')} of {chosen.title} for "
-          f"{' '.join(settings.command)!r} against {', '.join(name for name, _ in house)}", flush=True)
+    say(f"evolution-try: {plural(settings.games, 'game')} of {chosen.title} for "
+        f"{short(shlex.join(settings.command), 120)} against {', '.join(name for name, _ in house)}")
     names = {name for name, _ in house}
-    outcome = await Tryout(settings, reactor, lambda record: print(progress(record, names), flush=True)).run()
+    outcome = await Tryout(settings, reactor, lambda record: say(progress(record, names))).run()
     status, lines = report(outcome, settings, names)
-    print("\n".join(lines))
+    say("\n".join(lines))
     if keep and outcome.games:
-        print(f"the games are in {settings.db}: evolution-results --db {settings.db}; "
-              f"evolution-replay ID --db {settings.db} --transcript")
+        say(f"the games are in {settings.db}: evolution-results --db {settings.db}; "
+            f"evolution-replay ID --db {settings.db} --transcript")
     if status:
         raise SystemExit(status)
+
+
+def say(text: str) -> None:
+    """Print ``text``; once the reader of standard output has gone (``| head``), print nothing more."""
+    try:
+        print(text, flush=True)
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 def bot_seat(record: GameRecord, house: set[str]) -> SeatRecord:
@@ -167,7 +177,7 @@ def report(outcome: TryoutOutcome, settings: TryoutSettings, house: set[str]) ->
     lines.append(_summary(outcome, settings, removed))
     if removed:
         lines += ["", *first_failure(removed[0], house, settings.db)]
-    if outcome.problem is not None and outcome.output:
+    if (removed or outcome.problem is not None) and outcome.output:
         lines += ["", f"the bot's last lines of output ({len(outcome.output)}):"]
         lines += [f"  | {escape(line)}" for line in outcome.output]
     return (1 if removed or outcome.problem is not None else 0), lines

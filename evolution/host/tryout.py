@@ -136,7 +136,7 @@ class Tryout:
         self.output: deque[str] = deque(maxlen=OUTPUT_LINES)
         self.done: Deferred[None] = Deferred()
         self.bot: BotProcess | None = None
-        self.played_since_start = 0
+        self.began_since_start = 0
         self.in_game = False
         self._patience: Any = None
 
@@ -190,7 +190,7 @@ class Tryout:
     # -- the bot's process ----------------------------------------------------------
 
     def _start_bot(self) -> None:
-        self.played_since_start = 0
+        self.began_since_start = 0
         try:
             self.bot = start_command(self.reactor, self.settings.command, self.outcome.port, self.output)
         except (FileNotFoundError, OSError) as error:
@@ -203,7 +203,7 @@ class Tryout:
         self.bot = None
         if self.done.called:
             return
-        if self.played_since_start == 0:
+        if self.began_since_start == 0:
             self._finish(f"the bot's command ended ({status}) before it played a game")
         elif not self.in_game:
             log.info("the bot's command ended ({status}) after its game; starting it again", status=status)
@@ -226,10 +226,10 @@ class Tryout:
             return
         if event == "begin":
             self.in_game = True
+            self.began_since_start += 1
             self._cancel_patience()
         elif event == "over":
             self.in_game = False
-            self.played_since_start += 1
             record = next(record for record in reversed(game.runner.records) if record.id == game.id)
             self.outcome.games.append(record)
             self.on_game(record)
