@@ -42,7 +42,7 @@ def test_a_bot_that_breaks_the_rules_fails_with_the_reason_and_its_transcript():
     assert "house-3 (silly)" in out.splitlines()[0]  # four players: the house's strategies in turn
     assert out.count("removed in turn") >= 4  # each game: its line as it ends, and its row in the table
     assert "the bot was removed from 2 of 2 games" in out
-    transcript = out.split("the first removal: what the bot's seat received and sent\n")[1].splitlines()
+    transcript = out.split("the first removal: what the bot's seat received and sent\n")[1].split("\n\n")[0].splitlines()
     assert transcript[0].startswith("game #1 (evolution, finished): what the seat received and sent")
     assert transcript[1].endswith("'cheat'")
     kinds = [line.split()[2] for line in transcript[3:] if not line.lstrip()[0].isalpha() and len(line.split()) > 2]
