@@ -86,7 +86,8 @@ class Thinking:
 def parser() -> ArgumentParser:
     p = ArgumentParser(
         prog="evolution-client",
-        description="Sign up with a host and play until it hangs up: one game, or every game of a tournament.",
+        description="Sign up with a host and play until it hangs up: one game, or every game of a tournament or a "
+        "ladder.",
     )
     p.add_argument("--game", choices=GAME_NAMES, default=DEFAULT_GAME, help=f"the game (default {DEFAULT_GAME})")
     p.add_argument("--host", default="127.0.0.1", help="the host's address (default 127.0.0.1)")
