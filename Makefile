@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 NODE_KIT := examples/javascript/node_modules/.installed
 
-.PHONY: demo demo-games demo-fish test bench soak local clean
+.PHONY: demo demo-games demo-fish demo-ladder test bench soak local clean
 
 $(STAMP): setup.cfg pyproject.toml
 	@echo "Installing the host and its test tools (Twisted, jsonschema, openskill, pytest, Playwright...) into $(VENV)/;" \
@@ -33,6 +33,10 @@ demo-games: $(STAMP)
 demo-fish: $(STAMP)
 	$(BIN)/python -m evolution.host.demo --game fish
 
+## demo-ladder: the same 20 bot processes on a ladder for a minute, with the web view; the leaders, then the ladder
+demo-ladder: $(STAMP)
+	$(BIN)/python -m evolution.host.demo --ladder
+
 ## test: the whole test suite, conformance cases included
 test: $(STAMP) $(NODE_KIT)
 	$(BIN)/python -m pytest
@@ -41,9 +45,11 @@ test: $(STAMP) $(NODE_KIT)
 bench: $(STAMP)
 	$(BIN)/python -m bench
 
-## soak: 2,000 bots on one host for 2 minutes; fails if an honest bot is removed or a game is not stored
+## soak: 2,000 bots on one host for 2 minutes, then 2,000 on a ladder for 1; fails if an honest bot is removed,
+## a game is not stored (or, on the ladder, not counted in its standings) or a bot plays far less than the others
 soak: $(STAMP)
 	$(BIN)/python -m bench.soak
+	$(BIN)/python -m bench.ladder_soak
 
 ## local: one in-process game of 8 silly players
 local: $(STAMP)

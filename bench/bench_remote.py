@@ -49,7 +49,7 @@ async def run(folder: Path) -> tuple[list[float], tuple[float, float]]:
     options.parseOptions(["--db", str(folder / "r.sqlite"), "--players", f"{PLAYERS}-{PLAYERS}"])
     writer = StoreWriter(options["db"], reactor)
     writer.open()
-    factory, runner, _ = build_host(options, writer, reactor)
+    factory, runner = build_host(options, writer, reactor)[:2]
     factory.protocol = CountingProtocol
     port = reactor.listenTCP(0, factory, interface="127.0.0.1").getHost().port
     walls, cpu, messages = [], [0.0, 0.0], 0

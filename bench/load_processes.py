@@ -140,12 +140,12 @@ class SwarmProcess:
     """One ``bench.swarm`` process; its status lines are read on a thread."""
 
     def __init__(self, port: int, first: int, count: int, begin: float, window: tuple[float, float],
-                 stop: float, deadline: float, out: Path) -> None:
+                 stop: float, deadline: float, out: Path, *extra: str) -> None:
         self.out = out
         command = [
             sys.executable, "-m", "bench.swarm", "--port", str(port), "--first", str(first), "--count", str(count),
             "--begin", repr(begin), "--rate", repr(CONNECT_RATE), "--window", repr(window[0]), repr(window[1]),
-            "--stop", repr(stop), "--deadline", repr(deadline), "--out", str(out),
+            "--stop", repr(stop), "--deadline", repr(deadline), "--out", str(out), *extra,
         ]
         root = Path(__file__).resolve().parent.parent
         self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, text=True, cwd=root)
@@ -181,9 +181,10 @@ class SwarmProcess:
 
 
 def start_swarms(swarms: list[SwarmProcess], port: int, bots: int, procs: int, warmup: float, seconds: float,
-                 out: Path) -> tuple[float, float]:
+                 out: Path, *options: str) -> tuple[float, float]:
     """Start ``procs`` bot processes sharing ``bots`` bots (appended to ``swarms``, their records to
-    ``out-K.json``): they begin to connect in 1.5 s; return the window (T0, T1) agreed with them."""
+    ``out-K.json``; ``options``: more ``bench.swarm`` options): they begin to connect in 1.5 s; return the window
+    (T0, T1) agreed with them."""
     begin = time.time() + 1.5  # the bot processes need about a second to start
     t0 = begin + bots / CONNECT_RATE + warmup
     t1 = t0 + seconds
@@ -192,7 +193,7 @@ def start_swarms(swarms: list[SwarmProcess], port: int, bots: int, procs: int, w
     first = 0
     for k in range(procs):
         count = share + (1 if k < extra else 0)
-        swarms.append(SwarmProcess(port, first, count, begin, (t0, t1), t1, deadline, Path(f"{out}-{k}.json")))
+        swarms.append(SwarmProcess(port, first, count, begin, (t0, t1), t1, deadline, Path(f"{out}-{k}.json"), *options))
         first += count
     return t0, t1
 

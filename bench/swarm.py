@@ -47,6 +47,13 @@ What it records, written as JSON to ``--out`` when every bot is done:
 While running it prints one JSON status line a quarter of a second after
 ``--stop`` and every quarter second on: bots signing up, in a lobby, playing,
 done.
+
+With ``--ladder`` (a host run with ``--ladder --send-scores``) each bot
+keeps one connection and one name, ``L<bot>``, for game after game: a game
+ends for it with the score message, after which it waits for the next
+``start``; ``ended`` lists one ``[name, time]`` per game it saw end (so a
+name repeats), ``replies`` is left empty, and a bot the host hangs up on
+before ``--stop`` counts an error and signs up again under its name.
 """
 
 from __future__ import annotations
@@ -179,8 +186,11 @@ class Bot(asyncio.Protocol):
             swarm.check_done()
             return
         self.games += 1
-        self.name = f"L{self.index}.{self.games}"
-        self.sends = swarm.replies[self.name] = []
+        if swarm.args.ladder:
+            self.name, self.sends = f"L{self.index}", []
+        else:
+            self.name = f"L{self.index}.{self.games}"
+            self.sends = swarm.replies[self.name] = []
         self.buffer = b""
         self._move(CONNECTING)
         self.connect_at = time.time()
@@ -216,7 +226,9 @@ class Bot(asyncio.Protocol):
     def connection_lost(self, exc: Exception | None) -> None:
         self.transport = None
         swarm = self.swarm
-        if self.state == PLAYING:
+        if swarm.args.ladder and self.state in (PLAYING, LOBBY) and not swarm.stopping:
+            swarm.errors[f"hung up while {self.state}"] += 1
+        elif self.state == PLAYING and not swarm.args.ladder:
             swarm.ended.append((self.name, time.time()))
         elif self.state == CONNECTING:
             swarm.errors["hung up before answering the sign-up"] += 1
@@ -239,7 +251,7 @@ class Bot(asyncio.Protocol):
     def _answer(self, value: Any) -> None:
         if type(value) is list:
             size = len(value)
-            if size == 5:
+            if size == 5 and type(value[0]) is int:
                 self.reply(codec.feeding_choice_to_json(self.feed(value)))
                 return
             if size == 4 and type(value[0]) is int:
@@ -253,6 +265,9 @@ class Bot(asyncio.Protocol):
                 self.reply(codec.action4_to_json(action))
                 return
             if value and all(type(entry) is list and len(entry) == 2 for entry in value):
+                if self.swarm.args.ladder:  # the end of a game; the next begins on this connection
+                    self.swarm.ended.append((self.name, time.time()))
+                    self._move(LOBBY)
                 return  # the optional score message
         elif value == "ok" and self.state == CONNECTING:
             self._move(LOBBY)
@@ -311,6 +326,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--stop", type=float, required=True, help="wall-clock time after which no bot signs up")
     parser.add_argument("--deadline", type=float, required=True, help="wall-clock time to give up waiting")
     parser.add_argument("--out", required=True)
+    parser.add_argument("--ladder", action="store_true",
+                        help="one connection and name per bot for every game (a host with --ladder --send-scores)")
     args = parser.parse_args(argv)
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft != resource.RLIM_INFINITY and soft < args.count + 64:

@@ -1,7 +1,8 @@
 """``twistd evolution``: the whole application, as the plugin builds it.
 
 Offers ``makeService(options, reactor)``, a ``MultiService`` of the results
-store, the lobby (and with ``--tournament`` the tournament service), with
+store, the lobby (and with ``--tournament`` the tournament service, with
+``--ladder`` the ladder's), with
 ``--web`` the web view, and the listening endpoint (any endpoint string:
 ``tcp:45678``, ``tcp:45678:interface=127.0.0.1``, ``ssl:...``; a listen
 backlog of 1024 unless the string sets one); and the command line,
@@ -78,8 +79,9 @@ def makeService(options: Options, reactor: Any = None) -> service.MultiService:
     if options["games"] is not None:
         lobby.stop_after(options["games"])
     lobby.setServiceParent(top)
-    if host.tournaments is not None:
-        host.tournaments.setServiceParent(top)
+    for mode in (host.tournaments, host.ladder):
+        if mode is not None:
+            mode.setServiceParent(top)
     if options["web"] is not None:
         from evolution.web.service import web_service  # the web view's modules load only when it is asked for
 

@@ -1,8 +1,10 @@
 """Conventions shared by the project's command-line tools.
 
 Offers ``ArgumentParser``: argparse, but a bad argument prints one line,
-``<prog>: error: <what> (see --help)``, and exits with status 2; and
-``quiet_broken_pipe``, for commands whose output may go to ``head``.
+``<prog>: error: <what> (see --help)``, and exits with status 2;
+``whole_number(low, high)`` and ``seconds(low, high)``, argument types with
+a range that say what is wrong in one sentence; and ``quiet_broken_pipe``,
+for commands whose output may go to ``head``.
 """
 
 from __future__ import annotations
@@ -30,6 +32,29 @@ def quiet_broken_pipe(main: Callable[..., T]) -> Callable[..., T]:
             return 1
 
     return wrapper
+
+
+def _ranged(convert: Callable[[str], T], what: str, unit: str, low: T, high: T) -> Callable[[str], T]:
+    def parse(text: str) -> T:
+        try:
+            value = convert(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{value:g} is not within {low:g}..{high:g}{unit}")
+        return value
+
+    return parse
+
+
+def whole_number(low: int, high: int) -> Callable[[str], int]:
+    """An argument type: a whole number from ``low`` to ``high``."""
+    return _ranged(int, "a whole number", "", low, high)
+
+
+def seconds(low: float, high: float) -> Callable[[str], float]:
+    """An argument type: a number of seconds from ``low`` to ``high``."""
+    return _ranged(float, "a number of seconds", " seconds", low, high)
 
 
 class ArgumentParser(argparse.ArgumentParser):

@@ -31,12 +31,14 @@ class LocalHost:
         self.options = host_options(directory / "results.sqlite", *extra)
         self.writer = StoreWriter(self.options["db"], reactor, **writer)
         self.writer.open()
-        self.factory, self.runner, self.tournaments = build_host(self.options, self.writer, reactor)
-        if self.tournaments is not None:
-            self.tournaments.startService()
+        self.factory, self.runner, self.tournaments, self.ladder = build_host(self.options, self.writer, reactor)
+        for mode in (self.tournaments, self.ladder):
+            if mode is not None:
+                mode.startService()
         self.listening = reactor.listenTCP(0, self.factory, interface="127.0.0.1")
         self.port = self.listening.getHost().port
         self.readers: list[ResultsStore] = []
+        self.stopped = False
 
     def client(self, name: str, player: Any = None) -> Deferred:
         """A real client (in this process) that signs up and plays one game."""
@@ -52,9 +54,14 @@ class LocalHost:
         return store
 
     async def stop(self) -> None:
+        """Stop listening, the lobby, the games and the store (once: a test may stop it before its cleanup)."""
+        if self.stopped:
+            return
+        self.stopped = True
         await self.listening.stopListening()
-        if self.tournaments is not None and self.tournaments.running:
-            self.tournaments.stopService()
+        for mode in (self.tournaments, self.ladder):
+            if mode is not None and mode.running:
+                mode.stopService()
         self.factory.stop()
         self.runner.stop()
         await self.writer.close()

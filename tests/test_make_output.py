@@ -105,6 +105,18 @@ def test_the_demo_counts_the_bots_as_they_sign_up():
     first_round = next(k for k, line in enumerate(lines) if line.startswith("tournament 1 round 1 "))
     assert counts and counts[-1] < first_round, lines
     assert lines[counts[-1]] == "sign-up: 5 of 5 bots signed up"
+    assert lines[-1].startswith("a ladder, where bots come and go and play game after game: make demo-ladder")
+
+
+def test_the_ladder_demo_prints_the_leaders_then_the_ladder():
+    result = subprocess.run([sys.executable, "-m", "evolution.host.demo", "--ladder", "--bots", "5", "--seconds", "10"],
+                            cwd=REPO, capture_output=True, text=True, timeout=180)
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    assert re.fullmatch(r"ladder: \d+ games? so far; leaders 1\. .*", lines[3]), lines
+    table = lines[lines.index("") + 1:]
+    assert table[0] == "  ladder of evolution: 5 bots, ranked by the rating mu - 3 sigma; equal values share a rank"
+    assert len(table) == 2 + 5
 
 
 PROGRESS_LINE = re.compile(

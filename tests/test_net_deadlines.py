@@ -65,3 +65,11 @@ def test_stop_forgets_every_limit():
     deadlines.stop()
     clock.advance(2.0)
     assert expired == [] and clock.getDelayedCalls() == []
+
+
+def test_a_limit_added_after_stop_is_never_armed():
+    clock, expired = Clock(), []
+    deadlines = Deadlines(clock)
+    deadlines.stop()
+    deadlines.add(1.0, Limit("late", expired))  # an aborted game asking its next player as the host stops
+    assert clock.getDelayedCalls() == []

@@ -13,6 +13,7 @@ from twisted.web.server import Site
 
 from evolution.host.games import GameRunner, GameSettings
 from evolution.host.store import ResultsStore
+from evolution.host.transcripts import transcript
 from evolution.text import escape
 from evolution.web.service import web_service
 from hosting import until
@@ -221,3 +222,48 @@ class ServiceTests(unittest.TestCase):
         with self.assertRaises(SystemExit) as stopped:
             service.privilegedStartService()
         self.assertIn(f"cannot listen on {endpoint}", str(stopped.exception))
+
+
+class LadderAndTranscriptTests(unittest.TestCase):
+    timeout = 60
+
+    async def test_the_ladder_is_served_live_as_the_results_command_prints_it(self) -> None:
+        host = new_web_host(self, "--ladder", "--players", "3-3", "--signup-window", "0.05", "--timeout", "0.5")
+        clients = [host.client(name) for name in ("ann", "bo", NASTY)]
+        overview = (await get(host.url("/api/overview"))).json()
+        self.assertEqual((overview["lobby"]["mode"], overview["ladder"]), ("ladder", []))
+        first, *_ = await host.runner.when_games_over(2)
+        host.factory.stop()  # no more games: the bots waiting are hung up on, those playing when theirs ends
+        for client in clients:
+            await client
+        store = await host.stored()
+        expected = [standing.to_json(rank) for rank, standing in store.ladder()]
+        self.assertEqual(sorted(row["name"] for row in expected), sorted(["ann", "bo", NASTY]))
+        self.assertEqual([row["games"] for row in expected], [host.runner.games_over] * 3)
+        self.assertEqual((await get(host.url("/api/ladder"))).json(), expected)
+        overview = (await get(host.url("/api/overview"))).json()
+        self.assertEqual((overview["ladder"], overview["lobby"]["open"]), (expected, False))
+        game = (await get(host.url(f"/api/games/{first.id}"))).json()
+        self.assertTrue(game["ladder"])
+
+    async def test_a_finished_game_s_transcript_downloads_whole_or_by_seat(self) -> None:
+        host = new_web_host(self, "--players", "3-3", *QUICK)
+        await gatherResults([host.client(name) for name in ("ann", "bo", "cy")])
+        [record] = await host.runner.when_games_over(1)
+        store = await host.stored()
+        whole = await get(host.url(f"/api/games/{record.id}/transcript"))
+        self.assertEqual(whole.status, 200)
+        self.assertEqual(whole.headers["content-disposition"], f'attachment; filename="game-{record.id}-transcript.json"')
+        self.assertEqual(whole.json(), transcript(record, store.game_log(record.id)))
+        host.app.view.finished.clear()  # as after a restart: only the store knows the game
+        one = await get(host.url(f"/api/games/{record.id}/transcript?seat=2"))
+        self.assertEqual(one.json(), transcript(record, store.game_log(record.id), 2))
+        self.assertIn("-seat-2.json", one.headers["content-disposition"])
+        for path, status, sentence in [
+            (f"/api/games/{record.id}/transcript?seat=4", 404, f"game #{record.id} has seats 1 to 3, not 4"),
+            (f"/api/games/{record.id}/transcript?seat=x", 400, "seat takes a whole number from 1 to 1000000000000"),
+            ("/api/games/99/transcript", 404, "there is no game 99"),
+        ]:
+            answer = await get(host.url(path))
+            self.assertEqual((answer.status, answer.json()), (status, {"error": sentence}))
+            self.assertNotIn("content-disposition", answer.headers)

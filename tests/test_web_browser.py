@@ -134,6 +134,13 @@ class BrowserTests(unittest.TestCase):
                 game.wait_for_function("() => !/step 1 of/.test(document.querySelector('.position').innerText)")
                 game.click("button[title^='pause']")
                 self.assertGreater(game.locator(".species").count(), 0)
+                links = game.locator(".downloads a")
+                self.assertEqual(
+                    [links.nth(k).get_attribute("href") for k in range(links.count())],
+                    [f"/api/games/{record.id}/transcript"]
+                    + [f"/api/games/{record.id}/transcript?seat={seat}" for seat in range(1, 5)]
+                    + [f"/api/games/{record.id}/replay"],
+                )
                 page.check(self)
 
         await deferToThread(browse)
@@ -186,6 +193,24 @@ class BrowserTests(unittest.TestCase):
                 page.check(self)
 
         await deferToThread(browse)
+
+    async def test_the_overview_shows_the_ladder_live(self) -> None:
+        host = new_web_host(self, "--ladder", "--players", "3-3", "--signup-window", "0.3", "--timeout", "2")
+        clients = [host.client(name, SlowPlayer(0.01)) for name in ("ann", "bo", NASTY)]
+
+        def browse() -> None:
+            with chromium() as browser:
+                page = Page(browser, viewport={"width": 1280, "height": 900})
+                overview = page.open(host.url("/"))
+                overview.wait_for_selector("#ladder tbody tr >> nth=2", timeout=60_000)  # pushed once a game is stored
+                self.assertEqual(sorted(overview.locator("#ladder tbody .name").all_inner_texts()),
+                                 sorted(["ann", "bo", escape(NASTY)]))
+                self.assertIn("Ladder: ", text(overview, ".lobby-line"))
+                page.check(self)
+
+        await deferToThread(browse)
+        host.factory.stop()
+        await gatherResults(clients, consumeErrors=True)
 
     async def test_pages_fit_a_phone(self) -> None:
         host = new_web_host(self, "--players", "5-5", *QUICK)

@@ -81,6 +81,8 @@ class WebHost(LocalHost):
         return clients
 
     async def stop(self) -> None:
+        if self.stopped:
+            return
         self.app.stop()
         await self.web_listening.stopListening()
         await super().stop()

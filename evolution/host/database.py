@@ -30,7 +30,7 @@ import sqlite3
 from pathlib import Path
 
 SCHEMA_DIR = Path(__file__).resolve().parent / "store_schemas"
-CURRENT_VERSION = 3
+CURRENT_VERSION = 4
 APPLICATION_ID = 0x45766F6C  # "Evol"
 BUSY_TIMEOUT_MS = 5000
 _V1_TABLES = {"version", "games", "players"}

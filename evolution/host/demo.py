@@ -5,12 +5,17 @@ with a fresh results store, launches 20 ``evolution-client`` processes (the
 silly and builder strategies, and two bots that fail on purpose), says how
 many have signed up as they do (client processes take a while to start),
 prints the host's line for each round as it is logged, and then the
-standings from the store. ``--games N`` plays N single games of 8 client
-processes instead (``make demo-games``). ``--game fish`` (``make demo-fish``)
-plays Fish instead: greedy and maximin bots, a cheater and a hole-placer, in
-games of 2 to 4, in the course's protocol (or ``--dialect seed004``). The
-helpers (``free_port``, ``HostProcess``, ``start_clients``, ``run_clients``)
-are also what the end-to-end tests and the benchmarks use.
+standings from the store; its last line says how to see the ladder.
+``--games N`` plays N single games of 8 client processes instead (``make
+demo-games``); ``--ladder`` runs ``twistd evolution --ladder`` with the
+same 20 bots for ``--seconds`` (60) with the web view, printing the
+leaders every 15 s and the whole ladder at the end (``make demo-ladder``;
+the bots that fail on purpose are hung up on in their first game).
+``--game fish`` (``make demo-fish``) plays Fish instead: greedy and maximin
+bots, a cheater and a hole-placer, in games of 2 to 4, in the course's
+protocol (or ``--dialect seed004``). The helpers (``free_port``,
+``HostProcess``, ``start_clients``, ``run_clients``) are also what the
+end-to-end tests and the benchmarks use.
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ from typing import Any
 
 from evolution.cli import ArgumentParser
 from evolution.games import DEFAULT_GAME, GAME_NAMES, game
-from evolution.host.results_cli import format_game, format_tournament
+from evolution.host.results_cli import format_game, format_ladder, format_tournament
 from evolution.host.store import ResultsStore
 from evolution.text import plural
 
@@ -126,13 +131,16 @@ def parser() -> ArgumentParser:
     p.add_argument("--bots", type=int, default=20, metavar="N", help="bots in the tournament (default 20, at least 5)")
     p.add_argument("--format", choices=("knockout", "swiss"), default="knockout", help="the tournament's format")
     p.add_argument("--games", type=int, metavar="N", help="play N single games instead of a tournament")
+    p.add_argument("--ladder", action="store_true", help="run a ladder instead of a tournament, for --seconds")
+    p.add_argument("--seconds", type=float, default=60.0, help="with --ladder: how long it runs (default 60)")
     p.add_argument("--players", type=int, metavar="N", help="bots per game at most (default: the game's most, "
                    "evolution 8, fish 4)")
     p.add_argument("--game", choices=GAME_NAMES, default=DEFAULT_GAME, help=f"the game (default {DEFAULT_GAME})")
     p.add_argument("--dialect", help="the game's dialect (default: its first, the course's)")
     p.add_argument("--seed", type=int, default=2016, help="the first game's shuffle (default 2016)")
-    p.add_argument("--think", type=float, default=0.15, metavar="SECONDS",
-                   help="each bot's pause before an answer, so the games can be watched (default 0.15)")
+    p.add_argument("--think", type=float, metavar="SECONDS",
+                   help="each bot's pause before an answer, so the games can be watched (default 0.15; on a ladder, "
+                   "0.02, for more games)")
     p.add_argument("--linger", type=float, default=20.0, metavar="SECONDS",
                    help="keep the host and its web view up this long after the tournament (default 20; Ctrl-C ends)")
     return p
@@ -140,6 +148,8 @@ def parser() -> ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
+    if args.think is None:
+        args.think = 0.02 if args.ladder else 0.15
     if args.games is None and args.bots < 5:
         parser().error("a tournament demo needs at least 5 bots")
     chosen = game(args.game)
@@ -155,6 +165,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.games is not None:
             games_demo(port, db, log, args)
+        elif args.ladder:
+            ladder_demo(port, db, log, args)
         else:
             tournament_demo(port, db, log, args)
     except RuntimeError as error:
@@ -246,6 +258,45 @@ def tournament_demo(port: int, db: Path, log: Path, args: Any) -> None:
             time.sleep(args.linger)
     finally:
         host.stop()
+    print("\na ladder, where bots come and go and play game after game: make demo-ladder"
+          " (twistd -n evolution --ladder ...; evolution-results --ladder)")
+
+
+def ladder_demo(port: int, db: Path, log: Path, args: Any) -> None:
+    """The same bots on a ladder for ``args.seconds``: the leaders every 15 s, the whole ladder at the end."""
+    bots, web = demo_bots(args.bots), free_port()
+    host = HostProcess(port, db, log, "--ladder", "--players", f"3-{args.players}", "--seed", str(args.seed),
+                       "--web", f"tcp:{web}:interface=127.0.0.1")
+    try:
+        host.wait_until_listening()
+        print(f"web view: http://127.0.0.1:{web}/  (the ladder, live games, replays)")
+        print(f"{len(bots)} bots join the ladder: " + ", ".join(bots))
+        clients = start_clients(port, list(bots), bots, args.think)
+        ends = time.monotonic() + args.seconds
+        while (left := ends - time.monotonic()) > 0:
+            time.sleep(min(15.0, left))
+            print(leaders(db), flush=True)
+        host.process.terminate()
+        host.wait()
+        wait_for_clients(clients, 60)
+    finally:
+        host.stop()
+    store = ResultsStore.open(db)
+    print()
+    print(format_ladder(store.ladder(), "evolution"))
+    store.close()
+
+
+def leaders(db: Path, count: int = 5) -> str:
+    """One line: the games so far and the ladder's first ``count``."""
+    store = ResultsStore.open(db)
+    try:
+        games = sum(1 for game in store.games() if game.finished)
+        top = ", ".join(f"{rank}. {standing.name} {standing.rating_mu:.1f} +- {standing.rating_sigma:.1f}"
+                        for rank, standing in store.ladder(limit=count))
+    finally:
+        store.close()
+    return f"ladder: {plural(games, 'game')} so far; leaders {top or '-'}"
 
 
 ROUND_LINE = re.compile(

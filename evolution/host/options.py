@@ -53,7 +53,7 @@ WHOLE_NUMBERS = {
     "rounds": (None, 1, 1000),
     "tournaments": (1, 1, 1_000_000),
 }
-SIGNUP_WINDOW = {"games": 10.0, "tournament": 30.0}
+SIGNUP_WINDOW = {"games": 10.0, "tournament": 30.0, "ladder": 1.0}
 SIGNUP_TIMEOUT = 5.0  # when the dialect names no limit of its own
 SWISS_ROUNDS = 5
 TOURNAMENT_ONLY = ("signup-periods", "min-signups", "max-signups", "rounds", "tournaments")
@@ -147,7 +147,10 @@ class Options(usage.Options):
         "up, or at the end of a period with at least --min-signups; the players of each round are split "
         "into games of MIN-MAX (MAX must be at least 2*MIN-1); every game of a round runs at once; "
         "players that go on get the next game's start on the same connection. It stops after "
-        "--tournaments tournaments (see evolution-results --tournaments). It runs in the foreground only: "
+        "--tournaments tournaments (see evolution-results --tournaments). With --ladder it runs a ladder until "
+        "stopped: bots sign up at any time and stay for game after game; --signup-window seconds after enough bots "
+        "wait, all those waiting are seated at tables of similar openskill ratings, avoiding recent rematches; the ratings are "
+        "kept in --db across restarts (see evolution-results --ladder). It runs in the foreground only: "
         "twistd -n evolution [options]."
     )
     optParameters = [
@@ -164,7 +167,8 @@ class Options(usage.Options):
         _seconds(
             "signup-window",
             "seconds without a new sign-up before a game of at least MIN starts (default 10); with "
-            "--tournament, the length of a sign-up period (default 30)",
+            "--tournament, the length of a sign-up period (default 30); with --ladder, how long after enough bots "
+            "wait the next games form (default 1)",
         ),
         _seconds("number-grace", "seconds after which a number with nothing after it counts as complete"),
         _whole("games", "stop after this many games are over; by default, run until stopped"),
@@ -193,6 +197,8 @@ class Options(usage.Options):
         for name in GAME_NAMES for option in game(name).options if not option.flag
     ]
     optFlags = [
+        ["ladder", None, "run a ladder until stopped: bots come and go at any time and play game after game on one "
+         "connection; games form from the bots waiting, by rating; ratings kept in --db (evolution-results --ladder)"],
         ["send-scores", None, "send every player still in a game the dialect's scores when it ends "
          "(evolution: the score message [[id, score], ...])"],
         ["tell-removed", None, "send a removed player the dialect's word before hanging up (evolution: "
@@ -261,6 +267,18 @@ class Options(usage.Options):
         except ValueError as error:
             raise usage.UsageError(str(error)) from None
 
+    def _check_ladder(self) -> None:
+        """A ladder runs until stopped, with any --players; the tournament's options do not go with it."""
+        if self["tournament"] is not None:
+            raise usage.UsageError("--ladder and --tournament are two ways to run the host: give one of them")
+        if self["games"] is not None:
+            raise usage.UsageError("--games is for single games; a ladder runs until it is stopped")
+        given = [name for name in TOURNAMENT_ONLY if self[name] not in (None, WHOLE_NUMBERS[name][0])]
+        if given:
+            raise usage.UsageError(f"--{given[0]} goes with --tournament knockout or swiss, not --ladder")
+        if self["signup-window"] is None:
+            self["signup-window"] = SIGNUP_WINDOW["ladder"]
+
     def _check_tournament(self) -> None:
         mode = self["tournament"]
         if self["final-tiebreak"] not in FINAL_TIEBREAKS:
@@ -269,6 +287,9 @@ class Options(usage.Options):
             )
         if mode != "knockout" and self["final-tiebreak"] != FINAL_TIEBREAKS[0]:
             raise usage.UsageError("--final-tiebreak goes with --tournament knockout (only a knockout has a final)")
+        if self["ladder"]:
+            self._check_ladder()
+            return
         if mode is None:
             given = [name for name in TOURNAMENT_ONLY if self[name] not in (None, WHOLE_NUMBERS[name][0])]
             if given:

@@ -10,7 +10,9 @@ Offers the frozen values the host hands to the store and the store hands back:
   (``evolution``, ``fish``), times, how it was dealt (its ``deck``: the
   game's word, e.g. ``shuffled``) and the seed, turns, outcome, seats,
   settings (the time limit, the dialect, what the game needs to replay it),
-  and, when it belongs to one, its tournament and round;
+  and, when it belongs to one, its tournament and round, or whether it is a
+  ladder game (its seats then carry each bot's rating after it, and the store
+  counts it in the ladder's standings, ``evolution.tournament.ladder``);
 - ``EntrantRecord``, ``RoundRecord``, ``TournamentRecord``: a tournament,
   its rounds, and each entrant's standing (rank, points, rating, failure,
   and the round, place and score of its last game that counted);
@@ -41,8 +43,18 @@ class SeatRecord:
     removed_reason: str | None = None
     entrant: int | None = None  # the tournament entrant in this seat
     points: int | None = None  # tournament points this game gave
-    rating_mu: float | None = None  # the entrant's rating after this game (Swiss)
+    rating_mu: float | None = None  # the entrant's rating after this game (Swiss), or the bot's (a ladder)
     rating_sigma: float | None = None
+
+    def removal(self) -> dict[str, Any] | None:
+        """When and why the player was removed, as the JSON outputs show it; None if it was not."""
+        if self.removed_reason is None:
+            return None
+        return {"turn": self.removed_turn, "step": self.removed_step, "reason": self.removed_reason}
+
+    def summary(self) -> dict[str, Any]:
+        """The seat as the web view and transcripts show it: seat, name, score, rank and its removal."""
+        return {"seat": self.seat, "name": self.name, "score": self.score, "rank": self.rank, "removed": self.removal()}
 
 
 def seat_records(names: Sequence[str], ranking: Sequence[Ranked], removals: Sequence[Removal]) -> tuple[SeatRecord, ...]:
@@ -80,6 +92,7 @@ class GameRecord:
     round: int | None = None
     settings: dict[str, Any] = field(default_factory=dict, compare=False)
     game: str = DEFAULT_GAME
+    ladder: bool = False
 
     @property
     def finished(self) -> bool:

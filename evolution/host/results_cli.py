@@ -11,6 +11,11 @@ compare, in order), ``standings`` (``name``, ``rank``, and in Swiss
 ``reached``, ``place``, ``score``), as ``TournamentRecord.to_json`` makes
 them); ``--tournament ID`` prints one as a table: its rounds with their
 summaries, then what ranks the standings, then the standings.
+``--ladder [--game NAME]`` prints the game's ladder (``twistd evolution
+--ladder``): each bot's rank, rating mu +- sigma, mu - 3 sigma (what ranks
+it), games, wins and removals; with ``--json`` a list of objects with
+``name``, ``rank``, ``rating``, ``rating_sigma``, ``games``, ``wins``,
+``removals`` (``evolution.tournament.ladder.Standing.to_json``).
 
 Names and reasons are stored as the bots sent them; the tables show them
 through ``evolution.text`` (escaped, names cut to 20 characters) and the
@@ -24,10 +29,11 @@ import sys
 from typing import Sequence
 
 from evolution.cli import ArgumentParser, quiet_broken_pipe
-from evolution.games import DEFAULT_GAME, UnknownGame, game as game_named
+from evolution.games import DEFAULT_GAME, GAME_NAMES, UnknownGame, game as game_named
 from evolution.host.records import EntrantRecord, TournamentRecord
 from evolution.host.store import GameRecord, ResultsStore, SeatRecord, StoreError, reading
 from evolution.text import escape, plural, short
+from evolution.tournament.ladder import Standing
 
 NAME_WIDTH = 20
 
@@ -54,6 +60,7 @@ def deal_text(game: GameRecord) -> str:
 
 def format_game(game: GameRecord) -> str:
     kind = "" if game.game == DEFAULT_GAME else f"{escape(game.game)}  "
+    kind += "ladder  " if game.ladder else ""
     header = (
         f"game #{game.id}  {kind}{escape(game.started_at)}  {deal_text(game)}  {plural(game.turns, 'turn')}"
         f"  {escape(game.outcome)}"
@@ -122,13 +129,31 @@ def format_standings(tournament: TournamentRecord) -> str:
     return "\n".join(lines)
 
 
+def format_ladder(rows: list[tuple[int, Standing]], game: str) -> str:
+    """The ladder as a table, with the line that says what ranks it."""
+    lines = [f"  ladder of {escape(game)}: {plural(len(rows), 'bot')}, ranked by the rating mu - 3 sigma;"
+             " equal values share a rank",
+             f"  rank  {'name':<{NAME_WIDTH}}  rating          mu-3sigma  games   wins  removals"]
+    for rank, standing in rows:
+        lines.append(
+            f"  {rank:>4}  {short(standing.name, NAME_WIDTH):<{NAME_WIDTH}}  {standing.rating_mu:6.2f} +- "
+            f"{standing.rating_sigma:4.2f}  {standing.ordinal:9.2f}  {standing.games:>5}  {standing.wins:>5}"
+            f"  {standing.removals:>8}"
+        )
+    return "\n".join(lines)
+
+
 def parser() -> ArgumentParser:
-    p = ArgumentParser(prog="evolution-results", description="List the games and tournaments of a results store.")
+    p = ArgumentParser(prog="evolution-results",
+                       description="List the games, tournaments or ladder of a results store.")
     p.add_argument("--db", default="evolution.sqlite", help="the SQLite results database (default evolution.sqlite)")
     p.add_argument("--json", action="store_true", help="print JSON instead of tables")
     what = p.add_mutually_exclusive_group()
     what.add_argument("--tournaments", action="store_true", help="list the tournaments instead of the games")
     what.add_argument("--tournament", type=int, metavar="ID", help="show one tournament: its rounds and standings")
+    what.add_argument("--ladder", action="store_true", help="show the ladder: every bot's rating, games, wins and "
+                      "removals, best first")
+    p.add_argument("--game", choices=GAME_NAMES, help=f"with --ladder: whose ladder (default {DEFAULT_GAME})")
     return p
 
 
@@ -138,6 +163,12 @@ def _dump(value: object) -> str:
 
 def show(store: ResultsStore, args: object) -> tuple[int, str]:
     """(exit status, what to print) for the parsed arguments."""
+    if args.ladder:
+        game = args.game or DEFAULT_GAME
+        rows = store.ladder(game)
+        if args.json:
+            return 0, _dump([standing.to_json(rank) for rank, standing in rows])
+        return 0, format_ladder(rows, game) if rows else f"no ladder of {game} in {args.db}"
     if args.tournament is not None:
         tournament = store.tournament(args.tournament)
         if tournament is None:
@@ -157,6 +188,8 @@ def show(store: ResultsStore, args: object) -> tuple[int, str]:
 @quiet_broken_pipe
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
+    if args.game is not None and not args.ladder:
+        parser().error("--game goes with --ladder")
     try:
         status, text = reading(args.db, lambda store: show(store, args))
     except StoreError as error:

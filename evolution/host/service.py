@@ -2,7 +2,8 @@
 
 Offers ``build_host(options, writer, clock, stop)`` -> ``Host`` (the sign-up
 factory, the game runner and, with ``--tournament``, the tournament
-service; not yet listening: tests use it alone), ``open_store`` (the store
+service, with ``--ladder``, the ladder service; not yet listening: tests
+use it alone), ``open_store`` (the store
 writer, its problems one ``StartupError``), ``StoreService`` (waits for the
 store's writes when the application stops), ``LobbyService`` (stops the host
 after ``--games`` games; when stopped, closes the lobby and stores running
@@ -22,6 +23,7 @@ from twisted.application import service
 from twisted.logger import Logger
 
 from evolution.host.games import GameRunner, GameSettings
+from evolution.host.ladder import LadderService, kept_standings
 from evolution.host.options import Options, StartupError, TwistdOptions
 from evolution.host.store import StoreError
 from evolution.host.store_writer import StoreWriter
@@ -31,6 +33,7 @@ from evolution.net.lag import LagProbe
 from evolution.net.lobbies import GameLobby
 from evolution.net.signup import SignupConfig, SignupFactory
 from evolution.text import plural
+from evolution.tournament.ladder import Standings
 
 __all__ = ["Options", "TwistdOptions", "StartupError", "Host", "build_host", "open_store"]
 
@@ -73,15 +76,16 @@ class LobbyService(service.Service):
 
 
 class Host(NamedTuple):
-    """The parts of a host that are not services of their own: sign-up, games, tournaments (or None)."""
+    """The parts of a host that are not services of their own: sign-up, games, tournaments or a ladder (or None)."""
 
     factory: SignupFactory
     runner: GameRunner
     tournaments: TournamentService | None
+    ladder: LadderService | None = None
 
 
 def build_host(options: Options, writer: StoreWriter, clock: Any, stop: Callable[[], None] | None = None) -> Host:
-    """The sign-up factory, game runner and (with ``--tournament``) tournament service, not yet listening."""
+    """The sign-up factory, game runner and (with ``--tournament``, ``--ladder``) its service, not yet listening."""
     settings = GameSettings(
         game=options["game"],
         setup=options["setup"],
@@ -124,7 +128,13 @@ def build_host(options: Options, writer: StoreWriter, clock: Any, stop: Callable
             stop,
         )
         policy = tournaments.policy
-    return Host(SignupFactory(config, policy, clock), runner, tournaments)
+    ladder = None
+    if options["ladder"]:
+        standings = Standings(kept_standings(options["db"], options["game"]))
+        ladder = LadderService(runner, standings, options["min_players"], options["max_players"],
+                               options["signup-window"], LagProbe(clock))
+        policy = ladder.policy
+    return Host(SignupFactory(config, policy, clock), runner, tournaments, ladder)
 
 
 def open_store(path: str, reactor: Any) -> StoreWriter:

@@ -10,7 +10,9 @@ Offers ``ResultsStore``:
   ``tournament_begun``, ``round_over`` or ``tournament_over`` (plain JSON
   data, so it can wait in a journal file), and ``record(game, log)``, which
   gives the game the next free id;
-- reads: ``games()``, ``game(id)``, ``game_log(id)``, ``tournaments()``,
+- reads: ``games()``, ``game(id)``, ``game_log(id)``, ``ladder(game)`` (a
+  game's ladder, each bot's ``Standing`` by name: a ladder game's seats
+  update it in the game's own transaction), ``tournaments()``,
   ``tournament(id)`` (each entrant with the round, place and score of its last
   game that counted, from the games); ``mark_interrupted()`` turns the tournaments a killed
   host left running into "interrupted";
@@ -35,6 +37,7 @@ from typing import Any, Callable, Iterable, TypeVar
 from evolution.games import DEFAULT_GAME
 from evolution.host.database import StoreError, connect, stored
 from evolution.host.records import EntrantRecord, GameRecord, RoundRecord, SeatRecord, TournamentRecord
+from evolution.tournament.ladder import Standing, ranked
 from evolution.tournament.scoring import places
 
 LOG_FORMAT = 1
@@ -129,10 +132,10 @@ class ResultsStore:
         execute = self.connection.execute
         inserted = execute(
             "INSERT INTO games (id, started_at, ended_at, deck, seed, turns, outcome, tournament_id, round, settings,"
-            " game) VALUES (?, ?, ?, ?, ?, ?, CAST(? AS TEXT), ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING",
+            " game, ladder) VALUES (?, ?, ?, ?, ?, ?, CAST(? AS TEXT), ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING",
             (
                 game.id, game.started_at, game.ended_at, game.deck, game.seed, game.turns, stored(game.outcome),
-                game.tournament_id, game.round, json.dumps(game.settings), game.game,
+                game.tournament_id, game.round, json.dumps(game.settings), game.game, int(game.ladder),
             ),
         ).rowcount
         if not inserted:  # stored already (a journal applied twice): nothing more to do
@@ -153,6 +156,24 @@ class ResultsStore:
             text = log if isinstance(log, str) else json.dumps(log, separators=(",", ":"))
             blob = zlib.compress(text.encode("ascii"), 6)
             execute("INSERT INTO game_logs (game_id, format, log) VALUES (?, ?, ?)", (game.id, LOG_FORMAT, blob))
+        if game.ladder:
+            self._count_in_ladder(game)
+
+    def _count_in_ladder(self, game: GameRecord) -> None:
+        """A ladder game's rated seats (a finished game's) become their bots' standings: rating, and one more game."""
+        rated = [seat for seat in game.players if seat.rating_mu is not None and seat.rating_sigma is not None]
+        placed = places({seat.seat: seat.score for seat in rated if seat.score is not None})
+        self.connection.executemany(
+            "INSERT INTO ladder (game, name, rating_mu, rating_sigma, games, wins, removals, last_game)"
+            " VALUES (?, CAST(? AS TEXT), ?, ?, 1, ?, ?, ?) ON CONFLICT (game, name) DO UPDATE SET"
+            " rating_mu = excluded.rating_mu, rating_sigma = excluded.rating_sigma, games = games + 1,"
+            " wins = wins + excluded.wins, removals = removals + excluded.removals, last_game = excluded.last_game",
+            [
+                (game.game, stored(seat.name), seat.rating_mu, seat.rating_sigma, int(placed.get(seat.seat) == 1),
+                 int(seat.removed_reason is not None), game.id)
+                for seat in rated
+            ],
+        )
 
     def _begin_tournament(self, data: dict[str, Any]) -> None:
         execute = self.connection.execute
@@ -212,7 +233,9 @@ class ResultsStore:
 
     # -- reads -------------------------------------------------------------------
 
-    _GAME_COLUMNS = "id, started_at, ended_at, deck, seed, turns, outcome, tournament_id, round, settings, game"
+    _GAME_COLUMNS = (
+        "id, started_at, ended_at, deck, seed, turns, outcome, tournament_id, round, settings, game, ladder"
+    )
     _SEAT_COLUMNS = (
         "game_id, seat, name, score, rank, removed_turn, removed_step, removed_reason,"
         " entrant, points, rating_mu, rating_sigma"
@@ -250,9 +273,10 @@ class ResultsStore:
                 seats[row[0]].append(SeatRecord(*row[1:]))
         return [
             GameRecord(
-                started, ended, deck, seed, turns, outcome, tuple(seats[id]), id, tid, round, json.loads(settings), game
+                started, ended, deck, seed, turns, outcome, tuple(seats[id]), id, tid, round, json.loads(settings), game,
+                bool(ladder),
             )
-            for id, started, ended, deck, seed, turns, outcome, tid, round, settings, game in rows
+            for id, started, ended, deck, seed, turns, outcome, tid, round, settings, game, ladder in rows
         ]
 
     def game_log(self, game_id: int) -> list | None:
@@ -263,6 +287,15 @@ class ResultsStore:
         if row[0] != LOG_FORMAT:
             raise StoreError(f"the log of game {game_id} is of format {row[0]}, which this program cannot read")
         return json.loads(zlib.decompress(row[1]).decode("ascii"))
+
+    def ladder(self, game: str = DEFAULT_GAME, limit: int | None = None) -> list[tuple[int, Standing]]:
+        """``game``'s ladder as ranked standings (``evolution.tournament.ladder.ranked``), the first ``limit``."""
+        rows = self.connection.execute(
+            "SELECT name, rating_mu, rating_sigma, games, wins, removals FROM ladder WHERE game = ?"
+            " ORDER BY rating_mu - 3 * rating_sigma DESC, name LIMIT ?",
+            (game, -1 if limit is None else limit),
+        ).fetchall()
+        return ranked(Standing(*row) for row in rows)
 
     def tournaments(self) -> list[TournamentRecord]:
         ids = [row[0] for row in self.connection.execute("SELECT id FROM tournaments ORDER BY id")]

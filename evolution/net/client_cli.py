@@ -28,7 +28,6 @@ not take (Fish's course protocol: 1 to 12 ASCII letters) is a usage error.
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import sys
 from typing import Any
@@ -36,7 +35,7 @@ from typing import Any
 from twisted.internet.defer import CancelledError, ensureDeferred
 from twisted.internet.task import deferLater, react
 
-from evolution.cli import ArgumentParser
+from evolution.cli import ArgumentParser, seconds, whole_number
 from evolution.games import DEFAULT_GAME, GAME_NAMES, Game, game
 from evolution.net.client import ClientError, play_remote
 from evolution.text import escape, plural, short
@@ -78,32 +77,9 @@ def default_name(chosen: Game, strategy: str) -> str:
     return "".join(char for char in strategy.rpartition(":")[2] if char.isascii() and char.isalpha())[:12] or "bot"
 
 
-def _whole_number(text: str, low: int, high: int) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if not low <= value <= high:
-        raise argparse.ArgumentTypeError(f"{value} is not within {low}..{high}")
-    return value
-
-
-def port_number(text: str) -> int:
-    return _whole_number(text, 1, 65535)
-
-
-def retry_count(text: str) -> int:
-    return _whole_number(text, 0, 1000)
-
-
-def think_time(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not 0 <= value <= 60:
-        raise argparse.ArgumentTypeError(f"{value:g} is not within 0..60 seconds")
-    return value
+port_number = whole_number(1, 65535)
+retry_count = whole_number(0, 1000)
+think_time = seconds(0, 60)
 
 
 class Thinking:
@@ -120,7 +96,8 @@ class Thinking:
 def parser() -> ArgumentParser:
     p = ArgumentParser(
         prog="evolution-client",
-        description="Sign up with a host and play until it hangs up: one game, or every game of a tournament.",
+        description="Sign up with a host and play until it hangs up: one game, or every game of a tournament or a "
+        "ladder.",
     )
     p.add_argument("--game", choices=GAME_NAMES, default=DEFAULT_GAME, help=f"the game (default {DEFAULT_GAME})")
     p.add_argument("--host", default="127.0.0.1", help="the host's address (default 127.0.0.1)")

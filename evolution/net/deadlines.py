@@ -12,6 +12,10 @@ in due order, and limits no longer active are dropped from the top of the
 heap, due or not, so the timer is next armed for a limit that may really
 expire: with a steady stream of calls answered in time it fires about once
 per limit's length, not once per call.
+
+``stop()`` (the host is stopping) forgets every limit and disarms the timer
+for good: a limit added later (a game the host has just aborted asking its
+next player, before that player's connection is seen closed) is never armed.
 """
 
 from __future__ import annotations
@@ -37,8 +41,11 @@ class Deadlines:
         self._heap: list[tuple[float, int, Any]] = []
         self._order = count()  # ties in due time keep the order they were added in
         self._timer: IDelayedCall | None = None
+        self.stopped = False
 
     def add(self, seconds: float, limit: Limit) -> None:
+        if self.stopped:
+            return
         now = self.clock.seconds()
         heap = self._heap
         heappush(heap, (now + seconds, next(self._order), limit))
@@ -66,7 +73,8 @@ class Deadlines:
             self._timer = self.clock.callLater(max(0.0, heap[0][0] - self.clock.seconds()), self._sweep)
 
     def stop(self) -> None:
-        """Forget every limit and disarm the timer."""
+        """Forget every limit and disarm the timer, for good."""
+        self.stopped = True
         if self._timer is not None and self._timer.active():
             self._timer.cancel()
         self._timer = None

@@ -1,7 +1,8 @@
 """Lobby policies: what the sign-up factory does with the players in its lobby.
 
-Offers two policies with the same small interface (``attach(factory)``,
-``accepting()``, ``joined()``, ``left()``, ``status()``, ``stop()``):
+Offers three policies with the same small interface (``attach(factory)``,
+``accepting()``, ``joined()``, ``left()``, ``names_held()``, ``status()``,
+``stop()``):
 
 - ``GameLobby(start_game, lag=None)``: single games, as the course's server
   runs them. A game starts as soon as the lobby holds ``max_players``, or
@@ -22,6 +23,17 @@ Offers two policies with the same small interface (``attach(factory)``,
   of: ``maximum`` players signed up, or a period ends with at least
   ``minimum``. If the last period ends with fewer, ``give_up(players)``.
   Sign-up is closed ("game full") until ``open()`` is called again.
+- ``LadderLobby(window, form, lag=None)``: a ladder (``evolution.host.ladder``).
+  Sign-up is always open, and the players stay: ``window`` seconds after at
+  least ``min_players`` wait, the players the games can hold
+  (``allocation.seated``: all of them when ``max_players >= 2 *
+  min_players - 1``, else the longest waiting) go to ``form(players)``, in the
+  order they came to wait, and wait again (``back(connection)``) when their
+  game is over, unless it hung up on them (``gone(connection)``). Their names
+  stay taken while they play (``names_held``), so that a bot signing up
+  meanwhile cannot take the name (and the rating) of one in a game; the name
+  of one the host hung up on (removed) is free at once, for it to come back. With a
+  ``LagProbe`` no games form while the host is overloaded.
 
 ``status()`` says what the lobby is waiting for, for the web view: times
 are on the factory's clock (``starts_at``, ``period_ends_at``).
@@ -35,8 +47,9 @@ from twisted.internet.interfaces import IDelayedCall
 from twisted.logger import Logger
 
 from evolution.net.lag import LagProbe
-from evolution.net.signup import PLAYING
+from evolution.net.signup import CLOSED, PLAYING
 from evolution.text import plural
+from evolution.tournament.allocation import seated
 
 log = Logger()
 
@@ -78,7 +91,23 @@ class _Timer:
         return self.call.getTime() if self.call is not None and self.call.active() else None
 
 
-class GameLobby:
+class _HeldWhenOverloaded:
+    """What the policies that hold games while the host is overloaded share: attaching, and the lag probe."""
+
+    lag: LagProbe | None
+
+    def attach(self, factory: Gathering) -> None:
+        self.factory = factory
+        self.config = factory.config
+        if self.lag is not None:
+            self.lag.watch(self._lag_changed)
+            self.lag.start()
+
+    def _lag_changed(self, overloaded: bool) -> None:
+        raise NotImplementedError
+
+
+class GameLobby(_HeldWhenOverloaded):
     """Start a game of the players waiting, at ``max_players`` or after a quiet ``window``."""
 
     def __init__(self, start_game: Players, lag: LagProbe | None = None) -> None:
@@ -88,13 +117,6 @@ class GameLobby:
         self.holding = False  # a game waits for the host's lag to fall
         self._window = _Timer()
         self._window_passed = False  # the quiet window closed and no one has signed up since
-
-    def attach(self, factory: Gathering) -> None:
-        self.factory = factory
-        self.config = factory.config
-        if self.lag is not None:
-            self.lag.watch(self._lag_changed)
-            self.lag.start()
 
     def accepting(self) -> bool:
         limit = self.config.max_games
@@ -111,6 +133,9 @@ class GameLobby:
     def left(self) -> None:
         if len(self.factory.lobby) < self.config.min_players:
             self._window.cancel()
+
+    def names_held(self) -> set[str]:
+        return set()  # a player in a game is no reason to refuse its name to another
 
     def _window_closed(self) -> None:
         if len(self.factory.lobby) >= self.config.min_players:
@@ -213,6 +238,9 @@ class SignupPeriods:
     def left(self) -> None:
         pass
 
+    def names_held(self) -> set[str]:
+        return set()  # sign-up is closed while a tournament plays
+
     def _period_over(self) -> None:
         if len(self.factory.lobby) >= self.minimum:
             self._close(self.begin)
@@ -241,3 +269,87 @@ class SignupPeriods:
     def stop(self) -> None:
         self._timer.cancel()
         self.is_open = False
+
+
+def _open(connection: Any) -> bool:
+    """The connection is neither closed nor being closed by the host."""
+    return connection.state != CLOSED and not getattr(connection.transport, "disconnecting", False)
+
+
+class LadderLobby(_HeldWhenOverloaded):
+    """A ladder's lobby: games form every ``window`` seconds from the players waiting, who come back after each."""
+
+    def __init__(self, window: float, form: Players, lag: LagProbe | None = None) -> None:
+        self.window = window
+        self.form = form
+        self.lag = lag
+        self.is_open = True
+        self.holding = False  # games wait for the host's lag to fall
+        self.playing: dict[Any, str] = {}  # the connections in games, and their names
+        self._timer = _Timer()
+
+    def accepting(self) -> bool:
+        return self.is_open
+
+    def joined(self) -> None:
+        enough = len(self.factory.lobby) >= self.config.min_players
+        if enough and self.is_open and not self.holding and self._timer.ends_at() is None:
+            self._timer.start(self.factory.clock, self.window, self._due)
+
+    def left(self) -> None:
+        pass  # the round forms from whoever waits when it is due
+
+    def names_held(self) -> set[str]:
+        """The names of the players in games whose connections are open: a bot hung up on may come back as itself."""
+        return {name for connection, name in self.playing.items() if _open(connection)}
+
+    def _due(self) -> None:
+        if self.lag is not None and self.lag.overloaded:
+            self.holding = True
+            log.info("the host is overloaded (the reactor ran {lag:.0f} ms late): the ladder's next games wait;"
+                     " {count} waiting", lag=self.lag.lag * 1000, count=len(self.factory.lobby))
+            return
+        config = self.config
+        players = self.factory.take_lobby(seated(len(self.factory.lobby), config.min_players, config.max_players))
+        if not players:
+            return
+        for connection in players:
+            connection.state = PLAYING
+            self.playing[connection] = connection.name
+        self.form(players)
+        self.joined()  # those left waiting (games of some sizes cannot hold every count) form the next
+
+    def _lag_changed(self, overloaded: bool) -> None:
+        if self.holding and not overloaded:
+            self.holding = False
+            log.info("the reactor's lag fell to {lag:.0f} ms: the ladder forms games again", lag=self.lag.lag * 1000)
+            self.joined()
+
+    def back(self, connection: Any) -> None:
+        """``connection``'s game is over and it is still there: it waits for the next (or is hung up on, once closed)."""
+        self.playing.pop(connection, None)
+        if self.is_open:
+            self.factory.rejoin(connection)
+        else:
+            connection.close()
+
+    def gone(self, connection: Any) -> None:
+        """``connection``'s game is over and so is the connection (removed, or it hung up)."""
+        self.playing.pop(connection, None)
+
+    def status(self) -> dict[str, Any]:
+        return {
+            "mode": "ladder",
+            "min_players": self.config.min_players,
+            "max_players": self.config.max_players,
+            "window": self.window,
+            "starts_at": self._timer.ends_at(),
+            "playing": len(self.playing),
+            "open": self.is_open,
+        }
+
+    def stop(self) -> None:
+        self.is_open = False
+        self._timer.cancel()
+        if self.lag is not None:
+            self.lag.stop()

@@ -26,15 +26,19 @@ Offers ``SignupConfig``, ``HostProtocol`` (one per connection) and
     closed       nothing more is read.
 
 What to do with the players in the lobby is the lobby's policy
-(``evolution.net.lobbies``): start a game of them, or a tournament. The
-factory offers the policy ``lobby`` (signed-up connections, in sign-up
-order), ``clock``, ``config`` and ``take_lobby()`` (``lobbies.Gathering``).
+(``evolution.net.lobbies``): start a game of them, or a tournament, or a
+ladder's games. The factory offers the policy ``lobby`` (signed-up
+connections, in the order they came to wait), ``clock``, ``config``,
+``take_lobby()`` and ``rejoin(connection)``, which puts a player back from
+its game to wait again, as after a sign-up (a ladder's players stay for the
+next game) (``lobbies.Gathering``).
 
 A connection beyond ``max_connections`` (all states together) is answered
 "game full" and closed at once, before it can cost more than its socket.
 
 Names (``unique_name``) are any JSON string, kept exactly as sent unless a
-player waiting in the lobby has it already, or it ends in ``#`` and digits:
+player waiting in the lobby has it already (or, in a ladder, one of its
+players in a game: ``policy.names_held()``), or it ends in ``#`` and digits:
 then the host appends ``#k``, the smallest k from 2 that no one waiting has
 (``x``, ``x#2``, ``x#3``; a bot that sends ``x#2`` is ``x#2#2``). So a name
 that ends in ``#k`` is always the host's doing, and dropping that ``#k``
@@ -304,7 +308,8 @@ class SignupFactory(ServerFactory):
         return True
 
     def _admit(self, connection: HostProtocol, sent: str, tell: bool) -> None:
-        connection.signed_up(unique_name(sent, {waiting.name for waiting in self.lobby}), tell)
+        taken = {waiting.name for waiting in self.lobby} | self.policy.names_held()
+        connection.signed_up(unique_name(sent, taken), tell)
         self.lobby.append(connection)
         log.info(
             "signed up '{name}'{sent} from {peer} ({count} waiting)",
@@ -313,6 +318,14 @@ class SignupFactory(ServerFactory):
             peer=connection.peer,
             count=len(self.lobby),
         )
+        self.policy.joined()
+
+    def rejoin(self, connection: HostProtocol) -> None:
+        """A player back from its game waits in the lobby again, last, as if it had just signed up."""
+        if connection.state == CLOSED:
+            return
+        connection.wait(lambda reason: self.leave(connection, reason))
+        self.lobby.append(connection)
         self.policy.joined()
 
     def leave(self, connection: HostProtocol, reason: str) -> None:

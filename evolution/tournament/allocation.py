@@ -3,8 +3,11 @@
 Offers ``allocate(players, smallest, largest)``: consecutive slices of
 ``players`` (kept in the order given: sign-up order in a knockout, standing
 order in Swiss) that join back into the list, as many games of ``largest``
-as possible, only the last one or two smaller; and ``check_sizes``, which
-refuses game sizes some player count could not be split into.
+as possible, only the last one or two smaller; ``check_sizes``, which
+refuses game sizes some player count could not be split into; and
+``seated(count, smallest, largest)``, how many of ``count`` players the
+most games of those sizes can hold (all of them, once ``largest >= 2 *
+smallest - 1``; a ladder of other sizes leaves the rest to wait).
 
 How: cut games of size ``s = largest`` from the front; when fewer than
 ``smallest`` players would be left over, take the last game back and make
@@ -56,3 +59,14 @@ def allocate(players: Sequence[T], smallest: int, largest: int) -> list[list[T]]
         games.append(list(players[start:start + size]))
         start += size
     return games
+
+
+def seated(count: int, smallest: int, largest: int) -> int:
+    """The most of ``count`` players that games of ``smallest..largest`` can hold at once (0 if fewer than one game)."""
+    for players in range(count, smallest - 1, -1):
+        try:
+            allocate(range(players), smallest, largest)
+        except ValueError:
+            continue
+        return players
+    return 0

@@ -4,7 +4,8 @@ Offers ``Ratings``: ``update(places)`` takes one game's places (entrant ->
 place, 1 best, ties allowed; removed players ranked last together) and moves
 every rating in it at once, as Plackett-Luce models a ranking of many
 players; ``mu(e)`` and ``sigma(e)`` read a rating and its uncertainty
-(everyone starts at 25 +- 8.33); ``ordinal(e)`` is ``mu - 3 sigma``, the
+(everyone starts at 25 +- 8.33; ``set(e, mu, sigma)`` starts one where an
+earlier run left it); ``ordinal(e)`` is ``mu - 3 sigma``, the
 conservative value standings sort by, so a player with few games does not
 lead on luck.
 """
@@ -28,6 +29,10 @@ class Ratings:
         if rating is None:
             rating = self._ratings[entrant] = self.model.rating()
         return rating
+
+    def set(self, entrant: Hashable, mu: float, sigma: float) -> None:
+        """Start ``entrant`` at this rating (one kept from earlier games) instead of the default."""
+        self._ratings[entrant] = self.model.rating(mu=mu, sigma=sigma)
 
     def update(self, places: Mapping[Hashable, int]) -> None:
         """One game's result: ``places[e]`` is 1 for the best; equal places are ties."""

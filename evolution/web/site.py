@@ -16,6 +16,8 @@ Routes (GET and HEAD only; anything else is 405):
     /api/games                ?limit=N (1..500, default 100) &before=ID
     /api/games/ID             a game: running (with its table) or finished
     /api/games/ID/replay      a finished game's replay frames
+    /api/games/ID/transcript  ?seat=N: what each seat (or seat N) received and sent, as a download
+    /api/ladder               the ladder of the host's game, best first
     /api/tournaments          every tournament
     /api/tournaments/ID       one tournament, with its games
     /api/.../events           Server-Sent Events: overview, games/ID, tournaments/ID
@@ -184,6 +186,12 @@ class WebResource(Resource):
                 return self.json(request, self.view.game(game), f"there is no game {game}")
             case ["api", "games", number, "replay"] if (game := _number(number)) is not None:
                 return self.json(request, self.view.replay(game))
+            case ["api", "games", number, "transcript"] if (game := _number(number)) is not None:
+                seat = _query_number(request, "seat", None, 1, MAX_ID)
+                name = f"game-{game}-transcript" + ("" if seat is None else f"-seat-{seat}")
+                return self.json(request, self.view.transcript(game, seat), download=f"{name}.json")
+            case ["api", "ladder"]:
+                return self.json(request, self.view.ladder())
             case ["api", "games", number, "events"] if (game := _number(number)) is not None:
                 if not self.view.is_running(game):
                     request.setResponseCode(204)  # not running: a browser's EventSource stops here
@@ -202,8 +210,8 @@ class WebResource(Resource):
 
     # -- JSON ---------------------------------------------------------------------------
 
-    def json(self, request: Request, answer: Deferred, missing: str = "not found") -> int:
-        """Answer with the JSON the Deferred fires with (None: 404), once it fires."""
+    def json(self, request: Request, answer: Deferred, missing: str = "not found", download: str | None = None) -> int:
+        """Answer with the JSON the Deferred fires with (None: 404), once it fires; with ``download``, as that file."""
         gone: list[bool] = []
         request.notifyFinish().addErrback(lambda _: gone.append(True))
 
@@ -218,6 +226,8 @@ class WebResource(Resource):
                 request.setHeader(b"Content-Type", JSON_TYPE)
                 request.setHeader(b"Cache-Control", b"no-store")
                 body = json.dumps(value, separators=(",", ":")).encode("ascii")
+                if download is not None:
+                    request.setHeader(b"Content-Disposition", f'attachment; filename="{download}"'.encode("ascii"))
             request.setHeader(b"Content-Length", b"%d" % len(body))
             if request.method != b"HEAD":
                 request.write(body)

@@ -4,7 +4,7 @@ Offers pure functions from the host's values to JSON (the README's "Web
 view" section documents each shape):
 
 - ``finished_game(record)``: a stored (or just finished) game: times, deck,
-  outcome, turns, tournament, and every seat with its score and rank, or when
+  outcome, turns, tournament (or whether it is a ladder game), and every seat with its score and rank, or when
   and why it was removed;
 - ``running_game(game)``: a game in progress: its players with the score
   they would have now, its turn and step;
@@ -34,12 +34,7 @@ def _tournament(tournament_id: int | None, round: int | None) -> Json:
 
 
 def seat_json(seat: SeatRecord) -> Json:
-    data: dict[str, Any] = {"seat": seat.seat, "name": seat.name, "score": seat.score, "rank": seat.rank}
-    data["removed"] = (
-        None
-        if seat.removed_reason is None
-        else {"turn": seat.removed_turn, "step": seat.removed_step, "reason": seat.removed_reason}
-    )
+    data = seat.summary()
     if seat.points is not None:
         data["points"] = seat.points
     return data
@@ -57,6 +52,7 @@ def finished_game(record: GameRecord) -> Json:
         "deck": record.deck,
         "seed": record.seed,
         "tournament": _tournament(record.tournament_id, record.round),
+        "ladder": record.ladder,
         "players": [seat_json(seat) for seat in record.players],
     }
 

@@ -6,9 +6,12 @@ and answers, as JSON (Deferreds where the store is read, on the reader's
 thread):
 
 - ``overview()``: the lobby, running games, running and recent tournaments
-  with their standings, recent games, the rating leaderboard;
-- ``games(limit, before)``, ``game(id)``, ``is_running(id)``, ``live_game(id)``, ``replay(id)``;
-- ``tournaments()``, ``tournament(id)``.
+  with their standings, recent games, the rating leaderboard, the top of the
+  host's game's ladder;
+- ``games(limit, before)``, ``game(id)``, ``is_running(id)``, ``live_game(id)``, ``replay(id)``,
+  ``transcript(id, seat=None)`` (``evolution.host.transcripts``);
+- ``tournaments()``, ``tournament(id)``, ``ladder()`` (the whole ladder, as ``evolution-results
+  --ladder --json`` prints it; read from the store, which each ladder game updates).
 
 ``changed`` (the push hub's ``mark``) hears the name of every picture that
 changed: "overview", "game/ID", "tournament/ID". On every dealer step of a
@@ -36,9 +39,10 @@ from twisted.logger import Logger
 from twisted.python.failure import Failure
 
 from evolution.host.records import GameRecord
+from evolution.host.transcripts import NoSuchSeat, transcript
 from evolution.web.frames import replay_frames
 from evolution.web.reader import StoreReader, all_tournaments, game_and_log, recent_games, tournament_and_games
-from evolution.web.summaries import finished_game, leaderboard, lobby_digest, lobby_json, running_game
+from evolution.web.summaries import LEADERS, finished_game, leaderboard, lobby_digest, lobby_json, running_game
 
 log = Logger()
 Json = Any
@@ -125,13 +129,29 @@ def _stored_replay(store: Any, game_id: int) -> Encoded:
     return _replay(record, entries)
 
 
-def _stored_overview(store: Any) -> Json:
+def _ladder(store: Any, game: str, limit: int | None = None) -> list[Json]:
+    return [standing.to_json(rank) for rank, standing in store.ladder(game, limit)]
+
+
+def _stored_overview(store: Any, game: str) -> Json:
     tournaments = all_tournaments(store)
     return {
         "recent_games": [finished_game(game) for game in recent_games(store, RECENT)],
         "tournaments": [tournament.to_json() for tournament in tournaments],
         "leaderboard": leaderboard(tournaments),
+        "ladder": _ladder(store, game, LEADERS),
     }
+
+
+def _transcript(record: GameRecord | None, entries: list | None, game_id: int, seat: int | None) -> Json:
+    if record is None:
+        raise Missing(f"there is no game {game_id}")
+    if entries is None:
+        raise Missing(f"game {game_id} has no stored message log")
+    try:
+        return transcript(record, entries, seat)
+    except NoSuchSeat as error:
+        raise Missing(str(error)) from None
 
 
 class WebView:
@@ -155,7 +175,7 @@ class WebView:
         self.finished: OrderedDict[int, tuple[GameRecord, Any]] = OrderedDict()  # the record and its GameLog
         self._replays: OrderedDict[int, Encoded] = OrderedDict()
         self._replaying: dict[int, Pending] = {}
-        self._stored: Json = {"recent_games": [], "tournaments": [], "leaderboard": []}
+        self._stored: Json = {"recent_games": [], "tournaments": [], "leaderboard": [], "ladder": []}
         self._stored_at = float("-inf")
         self._stored_reading: Pending | None = None
         self._lobby_digest = lobby_digest(lobby)
@@ -223,7 +243,8 @@ class WebView:
         if self.clock.seconds() - self._stored_at < STORED_MAX_AGE:
             return succeed(self._stored)
         if self._stored_reading is None:
-            self._stored_reading = Pending(self.reader.read(_stored_overview), self._stored_read)
+            reading = self.reader.read(_stored_overview, self.runner.game.name)
+            self._stored_reading = Pending(reading, self._stored_read)
         return self._stored_reading.wait()
 
     def _stored_read(self, result: Any) -> Json:
@@ -250,6 +271,7 @@ class WebView:
             "tournaments": [t for t in tournaments if t["status"] == "running"]
             + [t for t in reversed(tournaments) if t["status"] != "running"][:RECENT],
             "leaderboard": stored["leaderboard"],
+            "ladder": stored["ladder"],
         }
 
     def _live_tournaments(self) -> dict[int, Any]:
@@ -314,6 +336,15 @@ class WebView:
             self._replaying[game_id] = Pending(reading, lambda result: self._replayed(result, game_id))
         return self._replaying[game_id].wait()
 
+    def transcript(self, game_id: int, seat: int | None = None) -> Deferred[Json]:
+        """What each seat of a finished game (or one) received and sent; fails with ``Missing`` if there is none."""
+        if game_id in self.runner.running:
+            return fail(Missing(f"game {game_id} is still running: its transcript comes when it is over"))
+        if game_id in self.finished:
+            record, log = self.finished[game_id]
+            return self.reader.read(lambda _store: _transcript(record, log.to_json(), game_id, seat))
+        return self.reader.read(lambda store: _transcript(*game_and_log(store, game_id), game_id, seat))
+
     def _replayed(self, result: Any, game_id: int) -> Any:
         del self._replaying[game_id]
         if isinstance(result, Encoded):
@@ -322,7 +353,10 @@ class WebView:
                 self._replays.popitem(last=False)
         return result
 
-    # -- tournaments ------------------------------------------------------------------
+    # -- tournaments and the ladder ---------------------------------------------------
+
+    def ladder(self) -> Deferred[list[Json]]:
+        return self.reader.read(_ladder, self.runner.game.name)
 
     def tournaments(self) -> Deferred[list[Json]]:
         def merged(records: list[Any]) -> list[Json]:

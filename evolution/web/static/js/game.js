@@ -15,6 +15,7 @@ function heading(game) {
     h("h1", {}, `Game ${game.id}`),
     h("span", { class: `pill ${game.status}` }, game.status === "running" ? "live" : game.outcome === "finished" ? "finished" : "aborted"),
     tournament ? h("a", { class: "pill link", href: `/tournaments/${tournament.id}` }, `Tournament ${tournament.id}, round ${tournament.round}`) : null,
+    game.ladder ? h("a", { class: "pill link", href: "/#ladder" }, "Ladder") : null,
     h("span", { class: "when" }, `started ${clock(game.started_at)}`));
 }
 
@@ -42,7 +43,21 @@ function result(game, drawing) {
           ? h("span", { class: "reason" }, `removed ${removedWhen(player.removed, words)}: ${shown(player.removed.reason)}`)
           : h("span", { class: "score" }, words.score(player.score)),
         player.points !== undefined ? h("span", { class: "points" }, `${plural(player.points, "tournament pt", "tournament pts")}`) : null))),
-    h("p", { class: "note" }, `${plural(game.turns, "turn")} · ${drawing.dealt(game)} · ended ${clock(game.ended_at)}`));
+    h("p", { class: "note" }, `${plural(game.turns, "turn")} · ${drawing.dealt(game)} · ended ${clock(game.ended_at)}`),
+    downloads(game));
+}
+
+// What a bot author debugs a loss with: every message each seat received and sent, and the replay's frames.
+function downloads(game) {
+  const transcript = `/api/games/${game.id}/transcript`;
+  return h("p", { class: "note downloads" },
+    "Download: ",
+    h("a", { href: transcript, download: `game-${game.id}-transcript.json` }, "transcript (JSON)"),
+    " · by seat: ",
+    game.players.map((player, i) => [i ? ", " : "",
+      h("a", { href: `${transcript}?seat=${player.seat}`, download: `game-${game.id}-transcript-seat-${player.seat}.json`,
+        title: shown(player.name) }, `${player.seat}`)]),
+    game.replay ? [" · ", h("a", { href: game.replay }, "replay (JSON)")] : null);
 }
 
 async function showFinished(game) {

@@ -1,5 +1,5 @@
 // The overview (/): the lobby with its countdown, running games, tournaments with their
-// standings, recent games and the rating leaderboard, pushed by the host as they change.
+// standings, recent games, the rating leaderboard and the ladder, pushed by the host as they change.
 
 import { clock, fill, h, inSentence, nameOf, note, ordinal, plural, seatClass, section } from "./dom.js";
 import { drawingOf } from "./drawings.js";
@@ -48,11 +48,27 @@ function tournamentLobby(data, line) {
   }
 }
 
+function ladderLobby(data, line) {
+  const waiting = data.waiting;
+  if (!data.open) {
+    line.textContent = "The ladder is closed: the host is stopping.";
+  } else if (data.starts_in !== null && data.starts_in !== undefined) {
+    ticking(line, data.starts_in, (left) =>
+      `Ladder: ${plural(data.playing, "bot")} playing; the next games form in ${plural(left, "second")} from the bots waiting.`);
+  } else {
+    const more = Math.max(0, data.min_players - waiting.length);
+    line.textContent = `Ladder: ${plural(data.playing, "bot")} playing; bots join at any time` +
+      (more ? ` (${plural(more, "more bot")} waiting needed for a game of ${data.min_players} to ${data.max_players}).` : ".");
+  }
+}
+
+const LOBBIES = { tournament: tournamentLobby, ladder: ladderLobby };
+
 function lobby(data) {
   const line = h("p", { class: "lobby-line" });
   if (countdown) clearInterval(countdown);
   countdown = null;
-  (data.mode === "tournament" ? tournamentLobby : gamesLobby)(data, line);
+  (LOBBIES[data.mode] ?? gamesLobby)(data, line);
   const waiting = data.waiting;
   return section(`Lobby · ${plural(waiting.length, "player")} waiting`,
     line,
@@ -124,17 +140,35 @@ function leaderboard(rows) {
         h("td", {}, h("a", { href: `/tournaments/${row.tournament}`, title: "latest Swiss tournament" }, row.tournaments))))))));
 }
 
+function ladder(rows) {
+  const panel = section("Ladder",
+    h("p", { class: "note" }, "Every bot's openskill rating after its latest ladder game, ranked by μ − 3σ; all of them: ",
+      h("a", { href: "/api/ladder" }, "JSON"), "."),
+    rows.length ? h("div", { class: "scroll" }, h("table", { class: "grid" },
+      h("thead", {}, h("tr", {}, ["#", "Bot", "Rating μ ± σ", "μ − 3σ", "Games", "Wins", "Removals"].map((head) => h("th", {}, head)))),
+      h("tbody", {}, rows.map((row) => h("tr", {},
+        h("td", {}, ordinal(row.rank)),
+        h("td", {}, nameOf(row.name)),
+        h("td", {}, `${row.rating.toFixed(2)} ± ${row.rating_sigma.toFixed(2)}`),
+        h("td", {}, (row.rating - 3 * row.rating_sigma).toFixed(2)),
+        h("td", {}, row.games), h("td", {}, row.wins), h("td", {}, row.removals))))))
+      : note("No ladder game has finished yet."));
+  panel.id = "ladder";
+  return panel;
+}
+
 let latest = 0; // the newest picture pushed: an older one still loading a game's words is dropped
 
 async function render(data) {
   const picture = ++latest;
   const drawings = await Promise.all(data.running.map(drawingOf));
   if (picture !== latest) return;
+  const ladderShown = data.lobby.mode === "ladder" || data.ladder.length;
   fill(main,
     h("div", { class: "page-head" }, h("h1", {}, "Evolution host")),
     h("div", { class: "overview" },
-      lobby(data.lobby), running(data.running, drawings), tournaments(data.tournaments), recent(data.recent_games),
-      leaderboard(data.leaderboard)));
+      lobby(data.lobby), ladderShown ? ladder(data.ladder) : null, running(data.running, drawings),
+      tournaments(data.tournaments), recent(data.recent_games), leaderboard(data.leaderboard)));
 }
 
 async function start() {

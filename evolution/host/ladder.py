@@ -1,0 +1,140 @@
+"""``twistd evolution --ladder``: a ladder that never stops, for any game the host serves.
+
+Offers ``LadderService`` (the application service of ladder mode) and
+``kept_standings(db, game)``, the standings an earlier run left in the store.
+
+Bots sign up at any time and stay for as many games as they like: after a
+game the players still in wait in the lobby again, on the same connection,
+and their next game simply begins with its first message, as between the
+rounds of a tournament (``evolution.net.lobbies.LadderLobby`` keeps them and
+forms a round of games ``--signup-window`` seconds after enough wait). Each
+round's tables follow ``evolution.tournament.matching`` (similar ratings,
+unlike the tables each bot played lately, the longest waiting first when
+not all fit). Every game is played by the host's one ``GameRunner`` and
+stored like any other, marked as a ladder game, with each seat's openskill
+rating after it; the store counts it in the ladder's standings in the same
+transaction (``ResultsStore.ladder``), so a host started again on the same
+``--db`` goes on with every rating and count (``kept_standings``).
+
+A bot that fails in a game is removed from it (rated last in it, its removal
+counted) and hung up on, as everywhere; one that sends anything between
+games, or hangs up, leaves the lobby. Either may come back at once: a name
+is one entry of the ladder, so a bot that signs up again under its name
+keeps its rating, games, wins and removals (while a bot of that name is
+connected, another gets ``name#2``, an entry of its own). A game aborted
+because the host stopped counts for nobody. Before a connection's first game
+it hears the dialect's greeting, if the game's dialect has one; when the
+host stops, every bot is hung up on.
+"""
+
+from __future__ import annotations
+
+import weakref
+from dataclasses import replace
+from pathlib import Path
+
+from twisted.application import service
+from twisted.logger import Logger
+
+from evolution.host.games import GameOutcome, GameRunner, Seating
+from evolution.host.records import GameRecord
+from evolution.host.store import reading
+from evolution.net.lag import LagProbe
+from evolution.net.lobbies import LadderLobby
+from evolution.net.signup import CLOSED
+from evolution.text import plural
+from evolution.tournament.ladder import LadderSeat, Standing, Standings
+from evolution.tournament.matching import tables
+
+log = Logger()
+
+
+def kept_standings(db: str | Path, game: str) -> list[Standing]:
+    """The standings of ``game``'s ladder that the store at ``db`` keeps (none for a new store)."""
+    return [standing for _, standing in reading(db, lambda store: store.ladder(game))]
+
+
+class LadderService(service.Service):
+    """Forms the ladder's games from the bots waiting, plays them, rates them, and takes the players back."""
+
+    def __init__(
+        self, runner: GameRunner, standings: Standings, smallest: int, largest: int, window: float,
+        lag: LagProbe | None = None,
+    ) -> None:
+        self.runner = runner
+        self.standings = standings
+        self.smallest, self.largest = smallest, largest
+        self.policy = LadderLobby(window, self.form, lag)
+        self.rounds = 0
+        self._greeted: weakref.WeakSet = weakref.WeakSet()
+
+    def startService(self) -> None:
+        super().startService()
+        log.info(
+            "ladder of {game}: {count} rated so far; games of {smallest}-{largest} form every {window:g} s from the"
+            " bots waiting", game=self.runner.game.title, count=plural(len(self.standings), "bot"),
+            smallest=self.smallest, largest=self.largest, window=self.policy.window,
+        )
+
+    def stopService(self) -> None:
+        """One line for the bots the host hangs up on (no failure of theirs); the lobby closes."""
+        super().stopService()
+        waiting = self.policy.factory.take_lobby()
+        log.info(
+            "the ladder stops after {rounds}: hanging up on {waiting} waiting and {playing} in games (stored as"
+            " aborted)", rounds=plural(self.rounds, "round"), waiting=plural(len(waiting), "bot"),
+            playing=len(self.policy.playing),
+        )
+        self.policy.stop()
+        for connection in waiting:
+            connection.close()
+
+    # -- forming and playing --------------------------------------------------------
+
+    def form(self, players: list) -> None:
+        """The lobby's callback: one round of games from the players it hands over."""
+        self.rounds += 1
+        games = tables(players, self.smallest, self.largest, lambda c: self.standings.skill(c.name),
+                       lambda c, other: self.standings.met(c.name, other.name))
+        log.info("ladder round {round}: {games} of {players}", round=self.rounds,
+                 games=plural(len(games), "game"), players=plural(len(players), "bot"))
+        for table in games:
+            self._greet(table)
+
+    def _greet(self, table: list) -> None:
+        """The dialect's greeting to those at the table who have not heard it; then play with those still there."""
+        new = [connection for connection in table if connection not in self._greeted]
+        self.runner.greet(new).addCallback(lambda failures: self._play(table))
+
+    def _play(self, table: list) -> None:
+        ready = [connection for connection in table if connection.state != CLOSED]
+        for connection in table:
+            if connection.state == CLOSED:
+                self.policy.gone(connection)
+            else:
+                self._greeted.add(connection)
+        if len(ready) < self.smallest:  # some hung up before the game could start: the others wait again
+            for connection in ready:
+                self.policy.back(connection)
+            return
+        self.runner.play(ready, Seating(None, None, self._rated)).addCallback(self._over)
+
+    def _rated(self, record: GameRecord) -> GameRecord:
+        """The game as the store keeps it: a ladder game, each seat with its bot's rating after it (if finished)."""
+        if not record.finished:
+            return replace(record, ladder=True)
+        standings = self.standings.game_over(
+            [LadderSeat(seat.name, None if seat.removed_reason is not None else seat.score) for seat in record.players]
+        )
+        seats = tuple(
+            replace(seat, rating_mu=standing.rating_mu, rating_sigma=standing.rating_sigma)
+            for seat, standing in zip(record.players, standings)
+        )
+        return replace(record, ladder=True, players=seats)
+
+    def _over(self, outcome: GameOutcome) -> None:
+        for connection in outcome.connections:
+            if connection.state == CLOSED:
+                self.policy.gone(connection)
+            else:
+                self.policy.back(connection)

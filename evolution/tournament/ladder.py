@@ -1,0 +1,115 @@
+"""A ladder's standings: each bot's rating and counts, by name, after every game, and whom it met lately.
+
+Offers:
+
+- ``Standing``: one bot of a ladder (its name, openskill rating mu and
+  sigma, finished games, wins, removals), with ``ordinal`` (mu - 3 sigma)
+  and ``to_json(rank)``, the form ``evolution-results --ladder --json`` and
+  the web view show: ``name``, ``rank``, ``rating``, ``rating_sigma``,
+  ``games``, ``wins``, ``removals``;
+- ``ranked(standings)``: best first by mu - 3 sigma (the cautious value, so a
+  bot with few games does not lead on luck), then name; equal values
+  (to 3 decimals, as shown) share a rank;
+- ``Standings(kept=(), recent=RECENT)``: the standings of a running
+  ladder, starting from those an earlier run kept (a bot that comes back
+  under its name goes on from there); ``game_over(seats)`` takes one
+  finished game, seat by seat (``LadderSeat``: name, score, or None for a
+  removed player), moves every rating in it at once (Plackett-Luce over its
+  places: equal scores share a place, removed players share the last, below
+  everyone who stayed; ``ratings.Ratings``) and counts the game for each
+  seat (a first place, ties included, is a win; a removal, a removal); it
+  returns the seats' new standings. ``skill(name)`` is the rating's mu, what
+  matching compares; ``met(a, b)``, in how many of a's last ``RECENT`` games
+  b sat (``matching.tables`` avoids rematches with it).
+
+Pure values and arithmetic: no I/O. A name is one entry: the host keeps
+names unique among the bots connected to a ladder, so two bots never share
+one at once.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+from typing import Any, Iterable, NamedTuple, Sequence
+
+from evolution.outcomes import competition_ranks
+from evolution.tournament.ratings import Ratings
+from evolution.tournament.scoring import places
+
+RECENT = 3
+"""Games of each bot remembered for matching: whom it met in its last RECENT games."""
+
+
+@dataclass(frozen=True)
+class Standing:
+    name: str
+    rating_mu: float
+    rating_sigma: float
+    games: int = 0
+    wins: int = 0
+    removals: int = 0
+
+    @property
+    def ordinal(self) -> float:
+        return self.rating_mu - 3 * self.rating_sigma
+
+    def to_json(self, rank: int) -> dict[str, Any]:
+        return {
+            "name": self.name, "rank": rank, "rating": round(self.rating_mu, 3),
+            "rating_sigma": round(self.rating_sigma, 3), "games": self.games, "wins": self.wins,
+            "removals": self.removals,
+        }
+
+
+def ranked(standings: Iterable[Standing]) -> list[tuple[int, Standing]]:
+    """(rank, standing), best first by mu - 3 sigma, then name; equal values (to 3 decimals) share a rank."""
+    ordered = sorted(standings, key=lambda standing: (-round(standing.ordinal, 3), standing.name))
+    ranks = competition_ranks([(index, round(standing.ordinal, 3)) for index, standing in enumerate(ordered)])
+    return [(entry.rank, ordered[entry.id]) for entry in ranks]
+
+
+class LadderSeat(NamedTuple):
+    """One seat of a finished ladder game: the bot's name and its score, or None when it was removed."""
+
+    name: str
+    score: int | None
+
+
+class Standings:
+    """A running ladder's standings, by name."""
+
+    def __init__(self, kept: Iterable[Standing] = (), recent: int = RECENT) -> None:
+        self.ratings = Ratings()
+        self.counts: dict[str, tuple[int, int, int]] = {}  # name -> (games, wins, removals)
+        self.recent = recent
+        self._met: dict[str, deque[frozenset[str]]] = {}
+        for standing in kept:
+            self.ratings.set(standing.name, standing.rating_mu, standing.rating_sigma)
+            self.counts[standing.name] = (standing.games, standing.wins, standing.removals)
+
+    def __len__(self) -> int:
+        return len(self.counts)
+
+    def standing(self, name: str) -> Standing:
+        games, wins, removals = self.counts.get(name, (0, 0, 0))
+        return Standing(name, self.ratings.mu(name), self.ratings.sigma(name), games, wins, removals)
+
+    def skill(self, name: str) -> float:
+        return self.ratings.mu(name)
+
+    def met(self, name: str, other: str) -> int:
+        return sum(1 for game in self._met.get(name, ()) if other in game)
+
+    def game_over(self, seats: Sequence[LadderSeat]) -> list[Standing]:
+        """Rate one finished game and count it for every seat; the seats' new standings, in seat order."""
+        placed = places({seat.name: seat.score for seat in seats if seat.score is not None})
+        last = len(seats)
+        self.ratings.update({seat.name: placed.get(seat.name, last) for seat in seats})
+        names = frozenset(seat.name for seat in seats)
+        for seat in seats:
+            games, wins, removals = self.counts.get(seat.name, (0, 0, 0))
+            removed = seat.score is None
+            self.counts[seat.name] = (games + 1, wins + (not removed and placed[seat.name] == 1), removals + removed)
+            self._met.setdefault(seat.name, deque(maxlen=self.recent)).append(names - {seat.name})
+        return [self.standing(seat.name) for seat in seats]
