@@ -67,7 +67,7 @@ def makeService(options: Options, reactor: Any = None) -> service.MultiService:
         fail(str(error), STARTUP_STATUS)
     allow_open_files(options["max-connections"])
     top = service.MultiService()
-    StoreService(writer).setServiceParent(top)
+    StoreService(writer, reactor).setServiceParent(top)
     stop = lambda: reactor.callLater(0, _stop_reactor, reactor)  # noqa: E731
     host = build_host(options, writer, reactor, stop)
     lobby = LobbyService(host.factory, host.runner, stop)

@@ -30,6 +30,7 @@ class LocalHost:
         self.options = host_options(directory / "results.sqlite", *extra)
         self.writer = StoreWriter(self.options["db"], reactor, **writer)
         self.writer.open()
+        self.writer.start()
         self.factory, self.runner, self.tournaments = build_host(self.options, self.writer, reactor)
         if self.tournaments is not None:
             self.tournaments.startService()
@@ -67,10 +68,11 @@ async def until(predicate: Any, interval: float = 0.01) -> None:
         await deferLater(reactor, interval, lambda: None)
 
 
-def new_host(test: unittest.TestCase, *extra: str, **writer: Any) -> LocalHost:
-    """A host in a fresh folder of ``test``'s, stopped when the test ends (``writer``: StoreWriter options)."""
-    directory = Path(test.mktemp())
-    directory.mkdir()
+def new_host(test: unittest.TestCase, *extra: str, folder: Path | None = None, **writer: Any) -> LocalHost:
+    """A host in ``folder`` (default: a fresh one of ``test``'s), stopped when the test ends (``writer``:
+    StoreWriter options)."""
+    directory = folder if folder is not None else Path(test.mktemp())
+    directory.mkdir(exist_ok=True)
     host = LocalHost(directory, *extra, **writer)
     test.addCleanup(host.stop)
     return host

@@ -3,8 +3,9 @@
 Offers ``build_host(options, writer, clock, stop)`` -> ``Host`` (the sign-up
 factory, the game runner and, with ``--tournament``, the tournament
 service; not yet listening: tests use it alone), ``open_store`` (the store
-writer, its problems one ``StartupError``), ``StoreService`` (waits for the
-store's writes when the application stops), ``LobbyService`` (stops the host
+writer, its problems one ``StartupError``), ``StoreService`` (starts the
+store process once the reactor runs, and waits for it, at most ``STOP_LIMIT``
+seconds, when the application stops), ``LobbyService`` (stops the host
 after ``--games`` games; when stopped, closes the lobby and stores running
 games as aborted) and ``allow_open_files``. The whole application, with the
 listening endpoints and the web view, is ``evolution.application``.
@@ -39,10 +40,15 @@ SPARE_FILES = 64  # open files besides the connections: the store, logs, listeni
 
 
 class StoreService(service.Service):
-    """When the application stops, waits for the store writer's writes and closes the database."""
+    """Starts the store process once the reactor runs; when the application stops, waits for it (bounded)."""
 
-    def __init__(self, writer: StoreWriter) -> None:
+    def __init__(self, writer: StoreWriter, reactor: Any) -> None:
         self.writer = writer
+        self.reactor = reactor
+
+    def startService(self) -> None:
+        super().startService()
+        self.reactor.callWhenRunning(self.writer.start)  # after twistd has forked and shed privileges
 
     def stopService(self) -> Any:
         super().stopService()

@@ -5,7 +5,7 @@ Offers ``ResultsStore``:
 - ``open(path)`` (``evolution.host.database.connect``: refuses what is not
   ours, creates or upgrades the rest);
 - writes, each one transaction that may be applied twice without harm (the
-  journal of ``evolution.host.store_writer`` replays them after a failure):
+  journal, ``evolution.host.journal``, replays them after a failure):
   ``apply(operation)`` for an operation made by ``game_operation``,
   ``tournament_begun``, ``round_over`` or ``tournament_over`` (plain JSON
   data, so it can wait in a journal file), and ``record(game, log)``, which
@@ -19,8 +19,8 @@ Offers ``ResultsStore``:
 and ``reading(path, use)``, what the command-line tools do with a store:
 open an existing one, use it, close it.
 
-The host never calls the write methods on the reactor thread: they run on
-``StoreWriter``'s thread. The command-line tools read on their own.
+The host never calls the write methods itself: they run in its store process
+(``evolution.host.store_process``). The command-line tools read on their own.
 """
 
 from __future__ import annotations

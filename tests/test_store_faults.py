@@ -1,0 +1,102 @@
+"""The results store under faults, as operators meet them: ``twistd evolution`` with its disk full, killed, hung.
+
+Each test puts ``--db`` on a filesystem of its own (a small tmpfs that fills
+up, or a loop-mounted ext4 that ``fsfreeze`` hangs; skipped with the reason
+where this process may not mount), plays games with clients in this process
+on loopback, brings the fault about, and checks what users see: the host's
+answers and log, how long it takes to stop, and what the next start finds in
+the store. The test process itself never touches a frozen disk (a read there
+could block it as it blocks the host).
+"""
+
+from __future__ import annotations
+
+import signal
+from pathlib import Path
+
+from twisted.internet import reactor, threads
+from twisted.internet.defer import ensureDeferred, gatherResults
+from twisted.trial import unittest
+
+from disks import fill, journal_held, small_tmpfs
+from evolution.host.demo import HostProcess, free_port
+from evolution.host.store import ResultsStore
+from evolution.net.client import play_remote
+from evolution.rules.silly import SillyPlayer
+from hosting import until
+
+GAMES = ("--players", "3-3", "--timeout", "5", "--signup-window", "0.3")
+
+
+def stored_games(db: Path) -> list:
+    store = ResultsStore.open(db)
+    try:
+        return store.games()
+    finally:
+        store.close()
+
+
+class FaultCase(unittest.TestCase):
+    timeout = 240
+
+    async def start_host(self, db: Path, *options: str) -> HostProcess:
+        folder = Path(self.mktemp())
+        folder.mkdir()
+        host = HostProcess(free_port(), db, folder / "host.log", *GAMES, *options, own_group=True)
+        self.addCleanup(host.stop)
+        await threads.deferToThread(host.wait_until_listening, 60)
+        return host
+
+    async def play(self, host: HostProcess, games: int, first: int = 1) -> None:
+        """``games`` games of three silly clients, one after another, each played to its end."""
+        for game in range(first, first + games):
+            await gatherResults([
+                ensureDeferred(play_remote(reactor, "127.0.0.1", host.port, f"g{game}.{seat}", SillyPlayer(), retries=0))
+                for seat in range(3)
+            ])
+
+    async def restart(self, db: Path) -> None:
+        """The next start on ``db`` (it applies the journal), stopped as soon as it listens."""
+        again = await self.start_host(db)
+        again.process.send_signal(signal.SIGTERM)
+        await threads.deferToThread(again.wait, 60)
+
+    def log(self, host: HostProcess) -> str:
+        return host.log.read_text(errors="replace")
+
+
+class FullDiskTests(FaultCase):
+    """The journal's room is reserved at start (64 MiB): the tmpfs holds it, the database, and a filler."""
+
+    async def test_a_full_disk_then_kill_9_loses_no_finished_game(self) -> None:
+        disk = small_tmpfs(self, 80)
+        db = disk / "results.sqlite"
+        host = await self.start_host(db)
+        filler = fill(disk)
+        await self.play(host, 4)
+        await until(lambda: self.log(host).count("the results database did not take game") == 4, interval=0.05)
+        host.kill_group()  # the host and its store process, at once
+        filler.unlink()
+        await self.restart(db)
+        games = stored_games(db)
+        self.assertEqual([(game.id, game.outcome) for game in games], [(k, "finished") for k in range(1, 5)])
+        self.assertEqual([sorted(seat.name for seat in game.players) for game in games],
+                         [[f"g{k}.{seat}" for seat in range(3)] for k in range(1, 5)])
+        self.assertFalse([path.name for path in disk.iterdir() if path.name.endswith(".new")])
+
+    async def test_sigterm_with_a_full_disk_leaves_the_games_in_the_journal(self) -> None:
+        disk = small_tmpfs(self, 80)
+        db = disk / "results.sqlite"
+        host = await self.start_host(db)
+        filler = fill(disk)
+        await self.play(host, 3)
+        host.process.send_signal(signal.SIGTERM)
+        self.assertEqual(await threads.deferToThread(host.wait, 60), -signal.SIGTERM)
+        journal = db.with_name(db.name + ".pending")
+        self.assertEqual([operation["game"]["id"] for operation in journal_held(journal)], [1, 2, 3])
+        self.assertIn(f"3 writes wait in {journal}; the next start with this --db applies them", self.log(host))
+        self.assertNotIn("here it is", self.log(host))
+        filler.unlink()
+        await self.restart(db)
+        self.assertEqual([game.id for game in stored_games(db)], [1, 2, 3])
+        self.assertEqual(journal_held(journal), [])
