@@ -12,20 +12,24 @@ could block it as it blocks the host).
 from __future__ import annotations
 
 import signal
+import time
 from pathlib import Path
 
 from twisted.internet import reactor, threads
 from twisted.internet.defer import ensureDeferred, gatherResults
 from twisted.trial import unittest
 
-from disks import fill, journal_held, small_tmpfs
+from disks import fill, freeze, journal_held, loop_ext4, small_tmpfs, thaw
 from evolution.host.demo import HostProcess, free_port
 from evolution.host.store import ResultsStore
 from evolution.net.client import play_remote
 from evolution.rules.silly import SillyPlayer
 from hosting import until
+from webhosting import get
 
 GAMES = ("--players", "3-3", "--timeout", "5", "--signup-window", "0.3")
+STOP_BOUND = 5.0  # the store writer's STOP_LIMIT: what the README promises for SIGTERM on a hung disk
+SLACK = 10.0  # what a busy machine may add to it: starting twistd's shutdown, closing sockets, exiting
 
 
 def stored_games(db: Path) -> list:
@@ -100,3 +104,33 @@ class FullDiskTests(FaultCase):
         await self.restart(db)
         self.assertEqual([game.id for game in stored_games(db)], [1, 2, 3])
         self.assertEqual(journal_held(journal), [])
+
+
+class HungDiskTests(FaultCase):
+    async def test_a_hung_disk_holds_neither_the_web_view_nor_sigterm_and_loses_nothing(self) -> None:
+        disk = loop_ext4(self, 128)
+        db = disk / "results.sqlite"
+        web = free_port()
+        host = await self.start_host(db, "--web", f"tcp:{web}:interface=127.0.0.1")
+        await self.play(host, 1)
+        await until(lambda: len(stored_games(db)) == 1, interval=0.05)
+        freeze(self, disk)
+        await self.play(host, 2, first=2)  # games go on; their records wait in the store process
+
+        asked = time.monotonic()
+        overview = await get(f"http://127.0.0.1:{web}/api/overview")
+        self.assertEqual(overview.status, 503)
+        self.assertLess(time.monotonic() - asked, 5 + SLACK)  # the reader's limit is 5 s
+        self.assertIn("the results store has not answered within 5 s", overview.json()["error"])
+        self.assertIn("the results store has not answered a read within 5 s", self.log(host))
+
+        stopped = time.monotonic()
+        host.process.send_signal(signal.SIGTERM)
+        self.assertEqual(await threads.deferToThread(host.wait, 60), -signal.SIGTERM)
+        self.assertLess(time.monotonic() - stopped, STOP_BOUND + SLACK)
+        self.assertIn("has not finished within 5 s (is the disk of", self.log(host))
+
+        thaw(disk)  # the store process finishes by itself; the next start waits for it if need be
+        await self.restart(db)
+        self.assertEqual([(game.id, game.outcome) for game in stored_games(db)],
+                         [(k, "finished") for k in (1, 2, 3)])

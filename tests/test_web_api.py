@@ -208,7 +208,7 @@ class ServiceTests(unittest.TestCase):
         self.assertIsInstance(factory, Site)
         self.assertFalse(factory.displayTracebacks)
         service.stopService()
-        self.assertFalse(service.app.reader.pool.started)
+        self.assertFalse(service.app.reader.started)
 
     def test_a_web_port_that_cannot_be_had_is_one_sentence(self) -> None:
         taken = socket.socket()

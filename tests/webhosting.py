@@ -77,7 +77,7 @@ class WebHost(LocalHost):
         return clients
 
     async def stop(self) -> None:
-        self.app.stop()
+        await self.app.stop()
         await self.web_listening.stopListening()
         await super().stop()
 
