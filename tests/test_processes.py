@@ -98,6 +98,7 @@ HELP = " (see twistd evolution --help)"
         (["--port", "ssl:0:privateKey=missing.pem"], 1,
          "--port 'ssl:0:privateKey=missing.pem': cannot read {cwd}/missing.pem: No such file or directory"),
         (["--port", "unix:/missing/dir/s"], 1, "cannot listen on unix:/missing/dir/s: No such file or directory"),
+        (["--db", ""], 2, "--db takes the path of a file, such as results.sqlite, not an empty name" + HELP),
     ],
 )
 def test_a_start_up_problem_is_one_line_on_stderr(tmp_path, args, status, line):

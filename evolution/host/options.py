@@ -190,6 +190,8 @@ class Options(usage.Options):
             raise usage.UsageError(f"--deck takes shuffled or sorted, not {_quote(self['deck'])}")
         if self["deck"] == "sorted" and self["seed"] is not None:
             raise usage.UsageError("--seed shuffles the deck; it cannot go with --deck sorted")
+        if not self["db"].strip():
+            raise usage.UsageError("--db takes the path of a file, such as results.sqlite, not an empty name")
         if self["dialect"] not in DIALECTS:
             raise usage.UsageError(f"--dialect takes {' or '.join(DIALECTS)}, not {_quote(self['dialect'])}")
         self._check_tournament()
