@@ -68,6 +68,10 @@ class Keeper:
         self._short_of_room = False
 
     def start(self) -> None:
+        try:
+            self.store = self.open_store()  # now, while the disk may still have room for its -shm and -wal
+        except StoreError:
+            pass  # the first write tries again
         self.waiting = self.journal.read()
         self.journaled = len(self.waiting)
         if self.waiting:
