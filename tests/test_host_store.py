@@ -75,7 +75,7 @@ def test_processes_that_open_one_new_store_at_the_same_instant_all_get_the_whole
     # Two hosts, or a host and evolution-results, may open a new --db at once: each must find
     # or make the whole store ("table version already exists" and "not an Evolution results
     # database" were what the losers of this race said).
-    context = multiprocessing.get_context("fork")
+    context = multiprocessing.get_context("spawn")  # not fork: this process may run threads (trial's reactor)
     with context.Manager() as manager, context.Pool(8) as pool:
         for round in range(5):
             path = str(tmp_path / f"{round}.sqlite")

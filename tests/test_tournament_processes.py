@@ -3,14 +3,15 @@
 ``twistd evolution --tournament swiss`` runs as its own process; the bots
 are in-process clients on real sockets, answering a little slowly so that
 games overlap. Once the store holds finished games and others are still
-being played, the host is killed with SIGKILL. Every stored game must then
-be whole (seats, scores, its message log) and replay to its stored result;
-a host restarted on the same database marks the tournament "interrupted".
+being played, the host and its store process are killed with SIGKILL. Every
+stored game must then be whole (seats, scores, its message log) and replay
+to its stored result, the stored standings must count every stored game
+(the round is not over), and a host restarted on the same database marks the
+tournament "interrupted".
 """
 
 from __future__ import annotations
 
-import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -56,7 +57,7 @@ class KillTests(unittest.TestCase):
         db, port = folder / "results.sqlite", free_port()
         host = HostProcess(
             port, db, folder / "host.log", "--tournament", "swiss", "--rounds", "3", "--max-signups", "11",
-            "--signup-window", "20", "--timeout", "2", "--seed", "4",
+            "--signup-window", "20", "--timeout", "2", "--seed", "4", own_group=True,
         )
         self.addCleanup(host.stop)
         await threads.deferToThread(host.wait_until_listening)
@@ -66,8 +67,7 @@ class KillTests(unittest.TestCase):
         ended = gatherResults([ensureDeferred(_quietly(client)) for client in clients])
         # Round 1 is an 8- and a 3-player game: kill once the short one is stored.
         await until(lambda: db.is_file() and finished_games(db) >= 1, interval=0.05)
-        host.process.send_signal(signal.SIGKILL)
-        host.process.wait(timeout=10)
+        host.kill_group()
         await ended
 
         store = ResultsStore.open(db)
@@ -84,6 +84,12 @@ class KillTests(unittest.TestCase):
             self.assertIsNotNone(store.game_log(game.id))
             status, lines = check(store, game.id)
             self.assertEqual(status, 0, lines)
+        points = {entrant.entrant: 0 for entrant in tournament.entrants}
+        for game in games:
+            for seat in game.players:
+                points[seat.entrant] += seat.points or 0
+        self.assertTrue(any(points.values()))
+        self.assertEqual({entrant.entrant: entrant.points for entrant in tournament.entrants}, points)
 
         again = subprocess.run(
             [*_twistd(), "--nodaemon", "--pidfile=", f"--logfile={folder / 'again.log'}", "evolution",

@@ -73,11 +73,13 @@ class GameSettings:
 
 @dataclass(frozen=True)
 class Seating:
-    """A tournament game: which tournament and round, and how to score its seats before storing."""
+    """A tournament game: which tournament and round, how to score its seats before storing, and the
+    tournament's standings once it is scored (stored with it)."""
 
     tournament_id: int
     round: int
     annotate: Callable[[GameRecord], GameRecord] = lambda record: record
+    standings: Callable[[], list] = list
 
 
 @dataclass(frozen=True)
@@ -269,7 +271,8 @@ class GameRunner:
             proxy.log, proxy.on_failure = None, None
         record = self._annotated(game, game.record(result, outcome))
         if self.writer is not None:
-            self.writer.write(game_operation(record, game.log.to_text()))
+            standings = game.seating.standings() if game.seating is not None else None
+            self.writer.write(game_operation(record, game.log.to_text(), standings))
         ranking = "; ".join(
             f"{p.rank}. {escape(p.name)!r} {p.score}"
             for p in sorted(record.players, key=lambda p: p.rank or 99)

@@ -45,11 +45,20 @@ T = TypeVar("T")
 # -- operations: what a write is, as data -------------------------------------------
 
 
-def game_operation(game: GameRecord, log: list | str | None = None) -> Operation:
-    """Store a game (it must carry its id) with its message log: entries, or their JSON text (ASCII)."""
+def game_operation(
+    game: GameRecord, log: list | str | None = None, entrants: Iterable[EntrantRecord] | None = None
+) -> Operation:
+    """Store a game (it must carry its id) with its message log: entries, or their JSON text (ASCII).
+
+    A tournament's game carries its ``entrants``' standings as they are with it, stored in the same
+    transaction: the standings stored always count every game stored, even mid-round.
+    """
     if game.id is None:
         raise ValueError("a game is stored under the id the host gave it")
-    return {"op": "game", "game": game.to_json(), "log": log}
+    operation = {"op": "game", "game": game.to_json(), "log": log}
+    if entrants is not None:
+        operation["entrants"] = [_plain(entrant) for entrant in entrants]
+    return operation
 
 
 def tournament_begun(tournament: TournamentRecord) -> Operation:
@@ -112,7 +121,8 @@ class ResultsStore:
         kind = operation["op"]
         with self.connection:
             if kind == "game":
-                self._store_game(GameRecord.from_json(operation["game"]), operation.get("log"))
+                game = GameRecord.from_json(operation["game"])
+                self._store_game(game, operation.get("log"), operation.get("entrants"))
             elif kind == "tournament-begun":
                 self._begin_tournament(operation["tournament"])
             elif kind == "round-over":
@@ -122,7 +132,7 @@ class ResultsStore:
             else:
                 raise ValueError(f"unknown store operation {kind!r}")
 
-    def _store_game(self, game: GameRecord, log: list | str | None) -> None:
+    def _store_game(self, game: GameRecord, log: list | str | None, entrants: list[dict] | None) -> None:
         execute = self.connection.execute
         inserted = execute(
             "INSERT INTO games (id, started_at, ended_at, deck, seed, turns, outcome, tournament_id, round, settings)"
@@ -150,6 +160,8 @@ class ResultsStore:
             text = log if isinstance(log, str) else json.dumps(log, separators=(",", ":"))
             blob = zlib.compress(text.encode("ascii"), 6)
             execute("INSERT INTO game_logs (game_id, format, log) VALUES (?, ?, ?)", (game.id, LOG_FORMAT, blob))
+        if entrants and game.tournament_id is not None:
+            self._update_entrants(game.tournament_id, entrants)
 
     def _begin_tournament(self, data: dict[str, Any]) -> None:
         execute = self.connection.execute

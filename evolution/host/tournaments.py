@@ -15,10 +15,11 @@ closed). A player that is out (knocked out, failed, or at the end) is hung
 up on; with ``--send-scores`` each game's score message came first.
 
 Stored as it happens (``evolution.host.store``): the tournament and its
-entrants when it begins, each game when it ends, the standings after each
-round, the winners and the status at the end. A host killed mid-tournament
-leaves every finished game and round in the store; the next start marks the
-tournament "interrupted".
+entrants when it begins, each game when it ends with the standings after it
+(in one transaction), the standings after each round, the winners and the
+status at the end. A host killed mid-tournament leaves every finished game
+and round in the store, and standings that count every game stored; the
+next start marks the tournament "interrupted".
 
 Logged: a line when the tournament and each round begin, a progress line
 each time a game ends (round k of n, games done and running), a one-line
@@ -150,7 +151,7 @@ class TournamentRun:
             report["game"] = self.manager.settle(_report(record, game), round)
             return self._annotate(record, report["game"], game)
 
-        seating = Seating(self.id, round, scored)
+        seating = Seating(self.id, round, scored, self.entrant_records)
         return self.runner.play([entrant.handle for entrant in game], seating).addCallback(settled)
 
     def _annotate(self, record: GameRecord, report: GameReport, game: list[Entrant]) -> GameRecord:
