@@ -1,4 +1,4 @@
-"""A real host in the test process, on 127.0.0.1, and real clients for it."""
+"""A real host in the test process, on 127.0.0.1, and real clients for it; its log lines; waiting on the reactor."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from typing import Any
 from twisted.internet import reactor
 from twisted.internet.defer import Deferred, ensureDeferred
 from twisted.internet.task import deferLater
+from twisted.logger import formatEvent, globalLogPublisher
 from twisted.trial import unittest
 
 from evolution.host.service import Options, build_host
@@ -60,6 +61,18 @@ class LocalHost:
         await self.writer.close()
         for reader in self.readers:
             reader.close()
+
+
+def log_lines(test: unittest.TestCase) -> list[str]:
+    """Every log line from now to the end of ``test``, formatted as the log shows it (filled in as they come)."""
+    lines: list[str] = []
+
+    def observe(event: dict) -> None:
+        lines.append(formatEvent(event))
+
+    globalLogPublisher.addObserver(observe)
+    test.addCleanup(globalLogPublisher.removeObserver, observe)
+    return lines
 
 
 async def until(predicate: Any, interval: float = 0.01) -> None:

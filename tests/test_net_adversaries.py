@@ -50,7 +50,7 @@ class AdversaryTests(unittest.TestCase):
         self.assertEqual(seat.removed_reason, "no reply to choose within 0.3 s")
         self.assertEqual((seat.removed_turn, seat.removed_step), (1, "choose"))
         [removal] = [e for e in events if e.get("log_format", "").startswith("game {game}: removed")]
-        self.assertEqual((removal["name"], removal["reason"]), ("offender", "no reply to choose within 0.3 s"))
+        self.assertEqual((removal["name"], removal["reason"]), ("'offender'", "no reply to choose within 0.3 s"))
         self.assertIn("removed 'offender' in turn 1 (choose)", formatEvent(removal))
 
     async def test_never_answers_feed_next(self) -> None:

@@ -22,7 +22,8 @@ from evolution.net.client_cli import Thinking
 from evolution.rules.silly import SillyPlayer
 from evolution.strategies import BY_NAME
 from evolution.wire.messages import message_kind
-from hosting import new_host, until
+from evolution.text import quoted
+from hosting import log_lines, new_host, until
 
 FAST = ("--timeout", "0.5", "--signup-timeout", "1", "--number-grace", "0.01")
 
@@ -247,6 +248,24 @@ class SwissTests(TournamentCase):
         ranked = [row for row in summary["standings"] if row["rank"] is not None]
         self.assertEqual([row["points"] for row in ranked], sorted((r["points"] for r in ranked), reverse=True))
         self.assertEqual(summary["winners"], [row["name"] for row in ranked if row["rank"] == 1])
+
+
+class EscapedNamesTests(TournamentCase):
+    async def test_every_log_line_shows_a_name_the_same_way(self) -> None:
+        # Escaped once and quoted: 'cheat\x1b[2J\'\\' (before, some lines went through repr() too
+        # and showed 'cheat\\x1b[2J...', others showed it once).
+        lines = log_lines(self)
+        odd = {"cheat\x1b[2J'\\": "cheater", "calm\u202e'\\": "silly"}
+        host = new_host(self, *knockout(4))
+        await self.play(host, [*odd, "b", "c"], odd)
+        for name in odd:
+            mentions = [line for line in lines if name[:4] in line]
+            self.assertEqual([line for line in mentions if quoted(name) not in line], [])
+            for kind in ("signed up ", "begins with 4 players", "game 1 begins"):
+                self.assertTrue([line for line in mentions if kind in line], (name, kind, mentions))
+        cheat = [line for line in lines if "cheat" in line]
+        for kind in ("game 1: removed ", "1 failed: "):
+            self.assertTrue([line for line in cheat if kind in line], (kind, cheat))
 
 
 class TellRemovedBetweenGamesTests(TournamentCase):

@@ -46,7 +46,7 @@ from evolution.net.signup import HostProtocol
 from evolution.rules.cards import Deck
 from evolution.rules.dealer import Dealer
 from evolution.rules.results import GameResult
-from evolution.text import escape
+from evolution.text import escape, quoted
 from evolution.wire.codec import score_to_json
 from evolution.wire.dialects import SEED000, Dialect
 
@@ -138,9 +138,9 @@ class RunningGame:
             self._hung_up += 1
             proxy = self.proxies[removal.id - 1]
             log.info(
-                "game {game}: removed {name!r} in turn {turn} ({step}): {reason}",
+                "game {game}: removed {name} in turn {turn} ({step}): {reason}",
                 game=self.id,
-                name=escape(proxy.name),
+                name=quoted(proxy.name),
                 turn=removal.turn,
                 step=removal.step,
                 reason=escape(removal.reason),
@@ -233,7 +233,7 @@ class GameRunner:
         log.info(
             "game {game} begins: {players} ({deck})",
             game=game.id,
-            players=", ".join(repr(escape(name)) for name in game.names),
+            players=", ".join(map(quoted, game.names)),
             deck="sorted deck" if game.seed is None else f"seed {game.seed}",
         )
         self.tell("begin", game)
@@ -274,7 +274,7 @@ class GameRunner:
             standings = game.seating.standings() if game.seating is not None else None
             self.writer.write(game_operation(record, game.log.to_text(), standings))
         ranking = "; ".join(
-            f"{p.rank}. {escape(p.name)!r} {p.score}"
+            f"{p.rank}. {quoted(p.name)} {p.score}"
             for p in sorted(record.players, key=lambda p: p.rank or 99)
             if p.rank
         )

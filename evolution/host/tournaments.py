@@ -37,7 +37,7 @@ from twisted.logger import Logger
 from evolution.host.games import GameOutcome, GameRunner, Seating, now
 from evolution.host.records import EntrantRecord, GameRecord, RoundRecord, TournamentRecord
 from evolution.host.store import round_over, tournament_begun, tournament_over
-from evolution.text import escape
+from evolution.text import escape, quoted
 from evolution.tournament.formats import Knockout, Swiss
 from evolution.tournament.manager import TournamentManager
 from evolution.tournament.standings import Entrant, GameReport, Seat
@@ -97,7 +97,7 @@ class TournamentRun:
         log.info(
             "tournament {id} ({kind}) begins with {count} players: {names}",
             id=self.id, kind=self.settings.format, count=len(self.entrants),
-            names=", ".join(repr(escape(e.name)) for e in self.entrants),
+            names=", ".join(quoted(e.name) for e in self.entrants),
         )
         for entrant in self.entrants:
             entrant.handle.wait(lambda reason, entrant=entrant: self._failed_waiting(entrant, reason))
@@ -121,7 +121,7 @@ class TournamentRun:
             log.info(
                 "tournament {id} is over after {rounds} rounds: {winners}; {failed} failed",
                 id=self.id, rounds=self.manager.round,
-                winners=("won by " + ", ".join(repr(escape(w.name)) for w in winners)) if winners else "no winner",
+                winners=("won by " + ", ".join(quoted(w.name) for w in winners)) if winners else "no winner",
                 failed=sum(1 for e in self.entrants if e.failure),
             )
         for entrant in self.entrants:
@@ -169,7 +169,7 @@ class TournamentRun:
         if entrant.failure is None and entrant.active:
             entrant.fail(self.manager.round, reason)
             log.info(
-                "tournament {id}: {name!r} is out: {reason}", id=self.id, name=escape(entrant.name),
+                "tournament {id}: {name} is out: {reason}", id=self.id, name=quoted(entrant.name),
                 reason=escape(reason),
             )
             self.runner.hang_up(entrant.handle, reason)
@@ -222,13 +222,13 @@ class TournamentRun:
             leader = standings[0][1] if standings and standings[0][0] else None
             if leader is not None:
                 mu, sigma = self.format.rating(leader)
-                text += f"; leader {escape(leader.name)!r} with {leader.points} points (rating {mu:.1f} +- {sigma:.1f})"
+                text += f"; leader {quoted(leader.name)} with {leader.points} points (rating {mu:.1f} +- {sigma:.1f})"
         else:
             going_on = [e for e in playing if e.active]
             out = [e for e in playing if e.out_round == round]
             text += f"; {len(going_on)} go on, {len(out)} knocked out"
         if failed:
-            text += f"; {len(failed)} failed: " + ", ".join(repr(escape(e.name)) for e in failed)
+            text += f"; {len(failed)} failed: " + ", ".join(quoted(e.name) for e in failed)
         return text
 
     # -- watching and storing -------------------------------------------------------------------

@@ -34,7 +34,7 @@ from evolution.cli import ArgumentParser
 from evolution.net.client import ClientError, play_remote
 from evolution.net.endpoints import EndpointUnavailable, client_tls
 from evolution.strategies import BY_NAME as STRATEGIES
-from evolution.text import escape, short
+from evolution.text import escape, quoted
 from evolution.wire.dialects import DIALECTS
 
 
@@ -129,7 +129,7 @@ def main(argv: list[str] | None = None) -> None:
     except ValueError as error:
         parser().error(str(error))
 
-    label = f"evolution-client '{short(args.name, 64)}'"
+    label = f"evolution-client {quoted(args.name)}"
     tls = None
     if args.tls or args.ca:
         try:

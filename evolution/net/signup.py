@@ -25,7 +25,7 @@ order), ``clock``, ``config`` and ``take_lobby()`` (``lobbies.Gathering``).
 A connection beyond ``max_connections`` (all states together) is answered
 "game full" and closed at once, before it can cost more than its socket.
 Names are kept exactly as sent, any JSON string (a duplicate gets ``#2``,
-``#3``...); log lines show them through ``evolution.text.short``.
+``#3``...); log lines show them through ``evolution.text.quoted``.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ from twisted.python.failure import Failure
 
 from evolution.net.json_protocol import JSONStreamProtocol
 from evolution.net.proxy_player import ProxyPlayer
-from evolution.text import escape, short
+from evolution.text import escape, quoted
 from evolution.jsonwire.framing import DEFAULT_MAX_DEPTH, encode_message
 
 log = Logger()
@@ -55,7 +55,6 @@ for any reasonable whitespace while keeping the reading of one message to a few 
 whatever bytes it holds (the framing scanner reads about 2 bytes a microsecond at worst)."""
 DEFAULT_MAX_CONNECTIONS = 4096
 DEFAULT_NUMBER_GRACE = 0.05
-NAME_SHOWN = 64  # characters of a name in a log line
 
 
 @dataclass(frozen=True)
@@ -232,8 +231,8 @@ class SignupFactory(ServerFactory):
         connection.signed_up(self._unique(value))
         self.lobby.append(connection)
         log.info(
-            "signed up '{name}' from {peer} ({count} waiting)",
-            name=short(connection.name, NAME_SHOWN),
+            "signed up {name} from {peer} ({count} waiting)",
+            name=quoted(connection.name),
             peer=connection.peer,
             count=len(self.lobby),
         )
@@ -253,7 +252,7 @@ class SignupFactory(ServerFactory):
             self.lobby.remove(connection)
             connection.state = CLOSED
             log.info(
-                "'{name}' left the lobby: {reason}", name=short(connection.name, NAME_SHOWN), reason=escape(reason)
+                "{name} left the lobby: {reason}", name=quoted(connection.name), reason=escape(reason)
             )
             self.policy.left()
 
