@@ -7,11 +7,13 @@ import signal
 import socket
 import subprocess
 import sys
+import time
 import unicodedata
 
 import pytest
 
 from evolution.host.demo import HostProcess, free_port, run_clients, twistd_command
+from evolution.host.store import ResultsStore
 from evolution.rules.cards import Deck
 from evolution.rules.local import play_local_game
 from evolution.rules.silly import SillyPlayer
@@ -111,6 +113,40 @@ def test_a_results_database_that_cannot_be_opened_is_one_line_and_status_1(tmp_p
     assert result.returncode == 1
     assert result.stderr.startswith(f"twistd evolution: the results database {tmp_path} is a folder, not a file")
     assert result.stderr.count("\n") == 1 and result.stdout == ""
+
+
+def test_two_hosts_started_at_once_on_a_new_db_one_runs_and_the_other_says_why_in_one_line(tmp_path):
+    # Two hosts on one store would give out the same game ids: the second waits 5 s for the
+    # first's lock, then stops with one line (before, one of them sometimes stopped with
+    # "table version already exists", or both ran).
+    db, ports = tmp_path / "r.sqlite", [free_port(), free_port()]
+    hosts = [
+        subprocess.Popen(
+            [*twistd_command(), "--nodaemon", "--pidfile=", f"--logfile={tmp_path / f'host{k}.log'}", "evolution",
+             "--port", f"tcp:{port}:interface=127.0.0.1", "--db", str(db)],
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )
+        for k, port in enumerate(ports)
+    ]
+    try:
+        deadline = time.monotonic() + 60
+        while all(host.poll() is None for host in hosts) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        [loser] = [host for host in hosts if host.poll() is not None]
+        [(winner, port)] = [(host, port) for host, port in zip(hosts, ports) if host is not loser]
+        assert loser.communicate(timeout=30) == ("", (
+            f"twistd evolution: the results database {db} is in use by another host (or by the store process of"
+            " one that stopped and is still writing); give each host its own --db\n"
+        ))
+        assert loser.returncode == 1
+        socket.create_connection(("127.0.0.1", port), timeout=30).close()  # the other one runs
+    finally:
+        for host in hosts:
+            host.terminate()
+            host.communicate(timeout=30)
+    store = ResultsStore.open(db)
+    assert store.next_ids() == (1, 1)
+    store.close()
 
 
 def test_ssl_without_pyopenssl_says_what_to_install(tmp_path):
