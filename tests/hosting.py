@@ -18,6 +18,18 @@ from evolution.net.client import play_remote
 from evolution.rules.silly import SillyPlayer
 
 
+ANSWER_LIMIT = "3"
+"""``--timeout`` for hosts whose bots run in the test's own process. An honest answer takes a few
+milliseconds here (a whole 8-player game of silly bots: about 1 ms; the host's work per message:
+under 0.1 ms), but every bot shares the test's one reactor, which on a machine whose cores other
+work keeps busy (``make test-busy``) may wait hundreds of milliseconds for a core or for a full
+garbage collection of the session's heap: 3 s is a thousand times the baseline. A test whose bot
+must run out of time waits this long once."""
+SIGNUP_LIMIT = "1"
+"""``--signup-timeout`` likewise: an in-process client writes its name in the same reactor turn
+in which it connects."""
+
+
 def host_options(db: Path, *extra: str) -> Options:
     options = Options()
     options.parseOptions(["--port", "tcp:0:interface=127.0.0.1", "--db", str(db), *extra])

@@ -32,9 +32,9 @@ from evolution.host.store_writer import StoreWriter
 from evolution.net.client import ClientProtocol
 from evolution.rules.silly import SillyPlayer
 from disks import fill, journal_held, small_tmpfs
-from hosting import new_host, until
+from hosting import ANSWER_LIMIT, new_host, until
 
-QUICK = ("--players", "3-3", "--timeout", "0.3", "--signup-window", "0.2")
+QUICK = ("--players", "3-3", "--timeout", ANSWER_LIMIT)
 
 
 class Locker:
@@ -95,11 +95,11 @@ class WriterTests(unittest.TestCase):
 
     async def test_a_locked_database_holds_neither_the_game_nor_the_reactor(self) -> None:
         errors = Errors(self)
-        host = new_host(self, *QUICK, busy_timeout_ms=1500, retry_delays=(0.2,))
+        host = new_host(self, *QUICK, busy_timeout_ms=4000, retry_delays=(0.2,))
         locker = Locker(host.options["db"])
         self.addCleanup(locker.release)
-        # Game 1 ends while the lock is held: its write waits 1.5 s in the store process.
-        # Games 2 and 3 are played meanwhile with 0.3 s per answer: a reactor held by the
+        # Game 1 ends while the lock is held: its write waits 4 s in the store process.
+        # Games 2 and 3 are played meanwhile with 3 s per answer: a reactor held by the
         # write would time their players out.
         records = await self.play_games(host, 3)
         self.assertTrue(all(seat.rank is not None for record in records for seat in record.players))

@@ -27,7 +27,7 @@ from evolution.rules.silly import SillyPlayer
 from hosting import until
 from webhosting import get
 
-GAMES = ("--players", "3-3", "--timeout", "5", "--signup-window", "0.3")
+GAMES = ("--players", "3-3", "--timeout", "5")  # each game starts when its three clients are in
 STOP_BOUND = 5.0  # the store writer's STOP_LIMIT: what the README promises for SIGTERM on a hung disk
 SLACK = 10.0  # what a busy machine may add to it: starting twistd's shutdown, closing sockets, exiting
 

@@ -23,13 +23,14 @@ from evolution.rules.silly import SillyPlayer
 from evolution.strategies import BY_NAME
 from evolution.wire.messages import message_kind
 from evolution.text import quoted
-from hosting import log_lines, new_host, until
+from hosting import ANSWER_LIMIT, SIGNUP_LIMIT, log_lines, new_host, until
 
-FAST = ("--timeout", "0.5", "--signup-timeout", "1", "--number-grace", "0.01")
+FAST = ("--timeout", ANSWER_LIMIT, "--signup-timeout", SIGNUP_LIMIT, "--number-grace", "0.01")
+WAIT_FOR_ALL = ("--signup-window", "60")  # the tournament begins once --max-signups are in, however long that takes
 
 
 def knockout(count: int, *extra: str) -> tuple[str, ...]:
-    return ("--tournament", "knockout", "--max-signups", str(count), "--signup-window", "5", *FAST, *extra)
+    return ("--tournament", "knockout", "--max-signups", str(count), *WAIT_FOR_ALL, *FAST, *extra)
 
 
 class TournamentCase(unittest.TestCase):
@@ -116,7 +117,7 @@ class KnockoutTests(TournamentCase):
         failures = {f["name"]: f["reason"] for f in tournament.to_json()["failures"]}
         self.assertEqual(set(failures), {"bot03", "bot12"})
         self.assertIn("card", failures["bot03"])  # an illegal Action4 (a card used twice)
-        self.assertEqual(failures["bot12"], "no reply to feed-next within 0.5 s")
+        self.assertEqual(failures["bot12"], f"no reply to feed-next within {ANSWER_LIMIT} s")
         later = {name for round in rounds[1:] for game in round for name in game}
         self.assertFalse(later & {"bot03", "bot12"})
         standings = tournament.to_json()["standings"]
@@ -186,7 +187,8 @@ async def leaving_client(port: int) -> ClientProtocol:
 
 class SignupTests(TournamentCase):
     async def test_too_few_sign_ups_after_the_last_period_is_an_empty_tournament(self) -> None:
-        host = new_host(self, "--tournament", "knockout", "--signup-window", "0.2", "--signup-periods", "2",
+        # Two periods of 1 s: three in-process sign-ups take milliseconds, even on a busy machine.
+        host = new_host(self, "--tournament", "knockout", "--signup-window", "1", "--signup-periods", "2",
                         "--min-signups", "4", *FAST)
         clients = await self.sign_up(host, ["x", "y", "z"])
         await host.tournaments.when_over(1)
@@ -207,7 +209,7 @@ class SignupTests(TournamentCase):
         await gatherResults(clients)
 
     async def test_a_period_that_ends_with_enough_players_starts_the_tournament(self) -> None:
-        host = new_host(self, "--tournament", "swiss", "--rounds", "1", "--signup-window", "0.3", *FAST)
+        host = new_host(self, "--tournament", "swiss", "--rounds", "1", "--signup-window", "2", *FAST)
         clients = await self.sign_up(host, ["a", "b", "c", "d"])
         await host.tournaments.when_over(1)
         await gatherResults(clients)
@@ -218,7 +220,7 @@ class SignupTests(TournamentCase):
 class SwissTests(TournamentCase):
     async def test_seventeen_players_three_rounds_pods_by_points_ratings_and_a_failure(self) -> None:
         host = new_host(self, "--tournament", "swiss", "--rounds", "3", "--max-signups", "17", "--seed", "3",
-                        "--signup-window", "5", *FAST)
+                        *WAIT_FOR_ALL, *FAST)
         names = [f"s{k:02}" for k in range(1, 18)]
         kinds = {"s05": "cheater", **{n: "builder" for n in names[::3]}}
         store, tournament, outcomes = await self.play(host, names, kinds)

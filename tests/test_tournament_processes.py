@@ -1,4 +1,6 @@
-"""A tournament host killed with SIGKILL mid-tournament loses no finished game.
+"""Tournaments of processes: a host killed mid-tournament loses no game; client processes sign up, however slowly.
+
+A tournament host killed with SIGKILL mid-tournament loses no finished game.
 
 ``twistd evolution --tournament swiss`` runs as its own process; the bots
 are in-process clients on real sockets, answering a little slowly so that
@@ -22,7 +24,7 @@ from twisted.internet.defer import ensureDeferred, gatherResults
 from twisted.internet.task import deferLater
 from twisted.trial import unittest
 
-from evolution.host.demo import HostProcess, free_port
+from evolution.host.demo import HostProcess, demo_bots, free_port, start_clients, wait_for_clients
 from evolution.host.replay_cli import check
 from evolution.host.store import ResultsStore
 from evolution.net.client import play_remote
@@ -57,7 +59,7 @@ class KillTests(unittest.TestCase):
         db, port = folder / "results.sqlite", free_port()
         host = HostProcess(
             port, db, folder / "host.log", "--tournament", "swiss", "--rounds", "3", "--max-signups", "11",
-            "--signup-window", "20", "--timeout", "2", "--seed", "4", own_group=True,
+            "--signup-window", "600", "--timeout", "2", "--seed", "4", own_group=True,
         )
         self.addCleanup(host.stop)
         await threads.deferToThread(host.wait_until_listening)
@@ -107,6 +109,30 @@ class KillTests(unittest.TestCase):
         self.assertEqual(len(store.games()), len(games))
         log = (folder / "again.log").read_text()
         self.assertIn(f"tournament {tournament.id} was left running by a host that stopped; marked interrupted", log)
+
+
+def test_a_knockout_of_client_processes_begins_once_all_seventeen_have_signed_up(tmp_path: Path) -> None:
+    # 15 honest bots, a cheater and a sleeper, each a process of its own. On a busy machine their
+    # sign-ups took longer than short sign-up periods, and the tournament ended "empty": it waits
+    # for --max-signups instead (the window only bounds the wait).
+    bots = demo_bots(17)
+    db, port = tmp_path / "results.sqlite", free_port()
+    host = HostProcess(port, db, tmp_path / "host.log", "--tournament", "knockout", "--max-signups", "17",
+                       "--signup-window", "600", "--timeout", "3", "--seed", "17")
+    try:
+        host.wait_until_listening()
+        clients = wait_for_clients(start_clients(port, list(bots), bots), 600)
+        assert host.wait(120) == 0
+    finally:
+        host.stop()
+    store = ResultsStore.open(db)
+    [tournament] = store.tournaments()
+    store.close()
+    assert (tournament.status, len(tournament.entrants)) == ("finished", 17)
+    assert {entrant.name for entrant in tournament.failures} == {"cheater-1", "sleeper-1"}
+    assert tournament.winners and not {w.name for w in tournament.winners} & {"cheater-1", "sleeper-1"}
+    honest = [client for client, name in zip(clients, bots) if name not in ("cheater-1", "sleeper-1")]
+    assert [client.returncode for client in honest] == [0] * 15, [client.stderr for client in honest]
 
 
 async def _quietly(client: Any) -> Any:
