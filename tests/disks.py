@@ -21,7 +21,7 @@ from unittest import SkipTest
 
 from twisted.trial import unittest
 
-from evolution.host.journal import Journal
+from evolution.host.journal import held
 
 
 def _run(*command: str) -> subprocess.CompletedProcess:
@@ -98,11 +98,4 @@ def freeze(test: unittest.TestCase, folder: Path) -> None:
 def thaw(folder: Path) -> None:
     _run("fsfreeze", "--unfreeze", str(folder))
 
-
-def journal_held(path: Path) -> list[dict]:
-    """The operations the journal file holds now, as the next start would read them."""
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        return Journal.adopt(path, fd).read()
-    finally:
-        os.close(fd)
+journal_held = held  # what a store's journal holds now, as the next start would read it

@@ -9,7 +9,9 @@ Offers ``Journal(path, reserve)`` (``<db>.pending``) and ``InUse``:
 - ``read()``: the operations it holds, in order;
 - ``append(operations)``: True once they are on the disk (synced), False if
   even the reserve has no room left for them (nothing is written then);
-- ``clear()`` once the database holds them all; ``count``, ``close()``.
+- ``clear()`` once the database holds them all; ``count``, ``close()``;
+- ``held(path)``: what a journal file holds, read without taking the lock
+  (for tools and tests: the writes a next start would apply).
 
 Why a reserve: a journal that needs new room on the disk fails just when it
 is needed, when the disk is full. Its room is allocated when the host starts
@@ -195,6 +197,18 @@ class Journal:
     def room(self) -> int:
         """Bytes of the reserve still free."""
         return max(0, self.size - self.end)
+
+
+def held(path: str | Path) -> list[Operation]:
+    """The operations the journal at ``path`` holds (none if there is no file), read without the lock."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except FileNotFoundError:
+        return []
+    try:
+        return Journal.adopt(path, fd).read()
+    finally:
+        os.close(fd)
 
 
 def _parse(line: bytes, generation: int | None, index: int) -> tuple[int | None, Operation] | None:
