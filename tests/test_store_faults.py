@@ -72,12 +72,16 @@ class FaultCase(unittest.TestCase):
 class FullDiskTests(FaultCase):
     """The journal's room is reserved at start (64 MiB): the tmpfs holds it, the database, and a filler."""
 
-    async def test_a_full_disk_then_kill_9_loses_no_finished_game(self) -> None:
+    async def games_on_a_full_disk(self, games: int) -> tuple[Path, HostProcess, Path]:
+        """A host on a tmpfs that is then filled up, and ``games`` games played: (its db, it, the filler)."""
         disk = small_tmpfs(self, 80)
-        db = disk / "results.sqlite"
-        host = await self.start_host(db)
+        host = await self.start_host(disk / "results.sqlite")
         filler = fill(disk)
-        await self.play(host, 4)
+        await self.play(host, games)
+        return disk / "results.sqlite", host, filler
+
+    async def test_a_full_disk_then_kill_9_loses_no_finished_game(self) -> None:
+        db, host, filler = await self.games_on_a_full_disk(4)
         await until(lambda: self.log(host).count("the results database did not take game") == 4, interval=0.05)
         host.kill_group()  # the host and its store process, at once
         filler.unlink()
@@ -86,14 +90,10 @@ class FullDiskTests(FaultCase):
         self.assertEqual([(game.id, game.outcome) for game in games], [(k, "finished") for k in range(1, 5)])
         self.assertEqual([sorted(seat.name for seat in game.players) for game in games],
                          [[f"g{k}.{seat}" for seat in range(3)] for k in range(1, 5)])
-        self.assertFalse([path.name for path in disk.iterdir() if path.name.endswith(".new")])
+        self.assertFalse([path.name for path in db.parent.iterdir() if path.name.endswith(".new")])
 
     async def test_sigterm_with_a_full_disk_leaves_the_games_in_the_journal(self) -> None:
-        disk = small_tmpfs(self, 80)
-        db = disk / "results.sqlite"
-        host = await self.start_host(db)
-        filler = fill(disk)
-        await self.play(host, 3)
+        db, host, filler = await self.games_on_a_full_disk(3)
         host.process.send_signal(signal.SIGTERM)
         self.assertEqual(await threads.deferToThread(host.wait, 60), -signal.SIGTERM)
         journal = db.with_name(db.name + ".pending")
