@@ -62,7 +62,7 @@ def makeService(options: Options, reactor: Any = None) -> service.MultiService:
     if reactor is None:
         from twisted.internet import reactor
     try:
-        writer = open_store(options["db"], reactor)
+        writer = open_store(options["db"], reactor, options["journal-reserve"])
     except StartupError as error:
         fail(str(error), STARTUP_STATUS)
     allow_open_files(options["max-connections"])

@@ -31,8 +31,9 @@ in which it connects."""
 
 
 def host_options(db: Path, *extra: str) -> Options:
+    """The host's options; a journal reserve of 1 MiB unless ``extra`` says otherwise (a test plays a few games)."""
     options = Options()
-    options.parseOptions(["--port", "tcp:0:interface=127.0.0.1", "--db", str(db), *extra])
+    options.parseOptions(["--port", "tcp:0:interface=127.0.0.1", "--db", str(db), "--journal-reserve", "1", *extra])
     return options
 
 
@@ -41,6 +42,7 @@ class LocalHost:
 
     def __init__(self, directory: Path, *extra: str, **writer: Any) -> None:
         self.options = host_options(directory / "results.sqlite", *extra)
+        writer.setdefault("reserve", self.options["journal-reserve"] * 2**20)
         self.writer = StoreWriter(self.options["db"], reactor, **writer)
         self.writer.open()
         self.writer.start()

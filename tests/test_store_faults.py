@@ -70,11 +70,11 @@ class FaultCase(unittest.TestCase):
 
 
 class FullDiskTests(FaultCase):
-    """The journal's room is reserved at start (64 MiB): the tmpfs holds it, the database, and a filler."""
+    """The journal's room is reserved at start (16 MiB by default): the tmpfs holds it, the database, a filler."""
 
     async def games_on_a_full_disk(self, games: int) -> tuple[Path, HostProcess, Path]:
         """A host on a tmpfs that is then filled up, and ``games`` games played: (its db, it, the filler)."""
-        disk = small_tmpfs(self, 80)
+        disk = small_tmpfs(self, 40)
         host = await self.start_host(disk / "results.sqlite")
         filler = fill(disk)
         await self.play(host, games)

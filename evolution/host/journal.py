@@ -15,10 +15,10 @@ Offers ``Journal(path, reserve)`` (``<db>.pending``) and ``InUse``:
 
 Why a reserve: a journal that needs new room on the disk fails just when it
 is needed, when the disk is full. Its room is allocated when the host starts
-(``posix_fallocate``), and doubled whenever more than half is in use while
-the disk has room; writing into room already allocated needs no more. (On a
-copy-on-write filesystem, btrfs or ZFS, every write needs new room: no
-reserve holds there.)
+(``posix_fallocate``; 16 MiB unless the host's ``--journal-reserve`` says
+otherwise), and doubled whenever more than half is in use while the disk has
+room; writing into room already allocated needs no more. (On a copy-on-write
+filesystem, btrfs or ZFS, every write needs new room: no reserve holds there.)
 
 Format: the operations as lines from the start of the file, then the zero
 bytes of the reserve. A line is ``GENERATION INDEX JSON``: GENERATION (16 hex
@@ -48,7 +48,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-RESERVE = 64 * 1024 * 1024
+RESERVE_MIB = 16
+RESERVE = RESERVE_MIB * 2**20
 LOCK_WAIT = 5.0
 CHUNK = 1 << 20
 Operation = dict[str, Any]

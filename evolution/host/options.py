@@ -20,6 +20,7 @@ from typing import Any, NoReturn
 
 from twisted.python import usage
 
+from evolution.host.journal import RESERVE_MIB
 from evolution.net.endpoints import EndpointError, EndpointUnavailable, check_server
 from evolution.net.signup import DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_REPLY, DEFAULT_NUMBER_GRACE, SIGNUP_MAX_BYTES
 from evolution.rules.dealer import MAX_PLAYERS, MIN_PLAYERS
@@ -48,6 +49,7 @@ WHOLE_NUMBERS = {
     "max-signups": (1000, MIN_PLAYERS, 1_000_000),
     "rounds": (None, 1, 1000),
     "tournaments": (1, 1, 1_000_000),
+    "journal-reserve": (RESERVE_MIB, 1, 65536),
 }
 SIGNUP_WINDOW = {"games": 10.0, "tournament": 30.0}
 SWISS_ROUNDS = 5
@@ -159,6 +161,8 @@ class Options(usage.Options):
         ["db", None, "evolution.sqlite", "the SQLite results database (created if missing)"],
         _whole("max-message", "largest message a signed-up client may send, in bytes"),
         _whole("max-depth", "deepest nesting a client's message may have"),
+        _whole("journal-reserve", "MiB of disk reserved at start for the journal <db>.pending, so that a full disk "
+               "still keeps finished games (about 50 games of 8 players per MiB)"),
         _whole("max-connections", "most connections at once; more are answered \"game full\""),
         ["dialect", None, "seed000", "the protocol's dialect: seed000 (the course's) or seed002 (tagged messages, "
          "\"ack\", the scores to every player at the end)"],

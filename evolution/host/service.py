@@ -23,6 +23,7 @@ from twisted.application import service
 from twisted.logger import Logger
 
 from evolution.host.games import GameRunner, GameSettings
+from evolution.host.journal import RESERVE_MIB
 from evolution.host.options import Options, StartupError, TwistdOptions
 from evolution.host.store import StoreError
 from evolution.host.store_writer import StoreWriter
@@ -128,9 +129,9 @@ def build_host(options: Options, writer: StoreWriter, clock: Any, stop: Callable
     return Host(SignupFactory(config, policy, clock), runner, tournaments)
 
 
-def open_store(path: str, reactor: Any) -> StoreWriter:
+def open_store(path: str, reactor: Any, reserve_mib: int = RESERVE_MIB) -> StoreWriter:
     """The store writer on ``path``, its journal applied; tournaments a killed host left running marked."""
-    writer = StoreWriter(path, reactor)
+    writer = StoreWriter(path, reactor, reserve=reserve_mib * 2**20)
     try:
         writer.open()
     except StoreError as error:
