@@ -5,8 +5,8 @@ and ``Unanswered`` (a ``Busy``: each message is the sentence a page shows
 with its 503):
 
 - ``start()`` / ``stop()`` (the web service calls them; the read process
-  starts with the first read and ends with ``stop()``, which fires once it
-  has, or after ``STOP_LIMIT`` seconds);
+  starts once the reactor runs, or with the first read, and ends with
+  ``stop()``, which fires once it has, or after ``STOP_LIMIT`` seconds);
 - ``read(function, *args)``: ``function(store, *args)`` in the read process
   (``evolution.host.read_process``, its own read connection), firing on the
   reactor with the result. ``function`` must be a module-level function of
@@ -81,7 +81,13 @@ class StoreReader:
         return self._child is not None
 
     def start(self) -> None:
+        """Start the read process now (once the reactor runs), so the first page does not wait for it."""
         self.running = True
+        self.reactor.callWhenRunning(self._warm)
+
+    def _warm(self) -> None:
+        if self.running and self._child is None:
+            self._start_child()
 
     def stop(self) -> Deferred[bool]:
         """Fail the reads under way and end the read process; fires once it has ended, or after ``STOP_LIMIT`` s."""
