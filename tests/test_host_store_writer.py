@@ -223,12 +223,14 @@ class JournalTests(unittest.TestCase):
         db = self.new_store()
         journal = db.with_name(db.name + ".pending")
         journal.write_text("".join(json.dumps(operation(k)) + "\n" for k in (1, 2)), encoding="ascii")
+        db.with_name(db.name + ".pending.new").write_bytes(b"")  # what a full disk left behind then
         writer = StoreWriter(db, reactor)
         writer.open()
         self.addCleanup(writer.close)
         self.assertEqual([stored.id for stored in read(db, ResultsStore.games)], [1, 2])
         self.assertEqual((writer.waiting, journal_held(journal)), (0, []))
         self.assertEqual(writer.new_game_id(), 3)
+        self.assertEqual(sorted(path.name for path in db.parent.glob("*.pending*")), [journal.name])
 
     def test_a_write_the_database_never_takes_is_set_aside_and_logged(self) -> None:
         # A round of a tournament the database does not hold breaks a foreign key: it must

@@ -111,6 +111,9 @@ class StoreWriter:
         self.journal = journal
 
     def _bring_up_to_date(self, journal: Journal) -> None:
+        # Older hosts rewrote their journal through <db>.pending.new and a rename; one a full disk or a
+        # crash left behind holds nothing the journal does not (the rename came last): not needed.
+        self.path.with_name(self.path.name + ".pending.new").unlink(missing_ok=True)
         problem = journal.reserve_room()
         if problem is not None:
             log.warn(
