@@ -129,7 +129,11 @@ def test_a_knockout_of_client_processes_begins_once_all_seventeen_have_signed_up
     [tournament] = store.tournaments()
     store.close()
     assert (tournament.status, len(tournament.entrants)) == ("finished", 17)
-    assert {entrant.name for entrant in tournament.failures} == {"cheater-1", "sleeper-1"}
+    # The cheater cheats in its second turn; the sleeper fails only if it is ever asked feed-next,
+    # which depends on its seat (sign-up order, which processes do not keep): honest bots never fail.
+    failures = {entrant.name: entrant.failure for entrant in tournament.failures}
+    assert "cheater-1" in failures and set(failures) <= {"cheater-1", "sleeper-1"}, failures
+    assert failures.get("sleeper-1") in (None, "no reply to feed-next within 3 s"), failures
     assert tournament.winners and not {w.name for w in tournament.winners} & {"cheater-1", "sleeper-1"}
     honest = [client for client, name in zip(clients, bots) if name not in ("cheater-1", "sleeper-1")]
     assert [client.returncode for client in honest] == [0] * 15, [client.stderr for client in honest]
