@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 NODE_KIT := examples/javascript/node_modules/.installed
 
-.PHONY: demo demo-games demo-fish demo-ladder test bench soak local clean
+.PHONY: demo demo-games demo-fish demo-ladder test test-busy bench soak local clean
 
 $(STAMP): setup.cfg pyproject.toml
 	@echo "Installing the host and its test tools (Twisted, jsonschema, openskill, pytest, Playwright...) into $(VENV)/;" \
@@ -40,6 +40,10 @@ demo-ladder: $(STAMP)
 ## test: the whole test suite, conformance cases included
 test: $(STAMP) $(NODE_KIT)
 	$(BIN)/python -m pytest
+
+## test-busy: the whole suite while other processes keep every core busy (stress-ng --cpu N, else Python loops)
+test-busy: $(STAMP) $(NODE_KIT)
+	$(BIN)/python tests/busy.py $(BIN)/python -m pytest
 
 ## bench: speed figures (printed, never asserted); the load part alone: python -m bench load --bots N
 bench: $(STAMP)

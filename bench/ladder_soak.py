@@ -54,6 +54,7 @@ from bench.load_processes import (
     stop_host,
 )
 from evolution.host.demo import HostProcess, free_port
+from evolution.host.journal import held
 from evolution.host.store import ResultsStore
 
 BOTS = 2000
@@ -87,7 +88,7 @@ def run(bots: int, seconds: float, folder: Path, progress: float) -> dict[str, A
         outputs = [swarm.result(limit=60) for swarm in swarms]
     figures["ended"] = Counter(name for output in outputs for name, _ in output["ended"])
     figures["errors"] = sum((Counter(output["errors"]) for output in outputs), Counter())
-    figures["pending"] = (folder / "results.sqlite.pending").is_file()
+    figures["pending"] = len(held(folder / "results.sqlite.pending"))  # the file stays, reserved: its writes
     store = ResultsStore.open(db)
     try:
         figures["games"] = store.games()
@@ -122,7 +123,7 @@ def checks(figures: dict[str, Any], bots: int) -> list[tuple[bool, str]]:
          f"every game stored: the bots' {sum(ended.values())} game ends are the stored games' seats"
          if not unmatched and not figures["pending"]
          else f"{len(unmatched)} bots' game ends differ from the store (seen, stored: {dict(list(unmatched.items())[:3])}),"
-              f" journal left: {figures['pending']}"),
+              f" {figures['pending']} writes left in the journal"),
         (not miscounted and len(ladder) == bots,
          f"the ladder holds {len(ladder)} bots, each with its games and last rating" if not miscounted
          and len(ladder) == bots else f"the ladder holds {len(ladder)} bots; miscounted: {miscounted[:3]}"),

@@ -15,6 +15,7 @@ from typing import Any
 
 from bench.load_processes import percentiles
 from bench.load_result import LoadResult
+from evolution.host.journal import held
 from evolution.host.store import ResultsStore
 
 
@@ -104,7 +105,7 @@ def analyse(result: LoadResult, db: Path, outputs: list[dict[str, Any]], t0: flo
     seen_stored = sum(1 for game in games if all(seat.name in ended for seat in game.players))
     result.games_seen_end = seen_stored + -(-len(missing) // result.players)
     pending = db.with_name(db.name + ".pending")
-    result.pending_writes = len(pending.read_text().splitlines()) if pending.exists() else 0
+    result.pending_writes = len(held(pending))
 
 
 def _calls(log: list, started: float, names: dict[int, str], replies: dict[str, list], t0: float, t1: float,

@@ -66,12 +66,12 @@ def makeService(options: Options, reactor: Any = None) -> service.MultiService:
     if reactor is None:
         from twisted.internet import reactor
     try:
-        writer = open_store(options["db"], reactor)
+        writer = open_store(options["db"], reactor, options["journal-reserve"])
     except StartupError as error:
         fail(str(error), STARTUP_STATUS)
     allow_open_files(options["max-connections"])
     top = service.MultiService()
-    StoreService(writer).setServiceParent(top)
+    StoreService(writer, reactor).setServiceParent(top)
     stop = lambda: reactor.callLater(0, _stop_reactor, reactor)  # noqa: E731
     host = build_host(options, writer, reactor, stop)
     echo = not log_shown_on_stderr(options.parent)

@@ -1,4 +1,4 @@
-"""A real host in the test process, on 127.0.0.1, and real clients for it."""
+"""A real host in the test process, on 127.0.0.1, and real clients for it; its log lines; waiting on the reactor."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from typing import Any
 from twisted.internet import reactor
 from twisted.internet.defer import Deferred, ensureDeferred, gatherResults
 from twisted.internet.task import deferLater
+from twisted.logger import formatEvent, globalLogPublisher
 from twisted.trial import unittest
 
 from evolution.host.replay_cli import check
@@ -18,9 +19,22 @@ from evolution.net.client import play_remote
 from evolution.games.evolution.rules.silly import SillyPlayer
 
 
+ANSWER_LIMIT = "3"
+"""``--timeout`` for hosts whose bots run in the test's own process. An honest answer takes a few
+milliseconds here (a whole 8-player game of silly bots: about 1 ms; the host's work per message:
+under 0.1 ms), but every bot shares the test's one reactor, which on a machine whose cores other
+work keeps busy (``make test-busy``) may wait hundreds of milliseconds for a core or for a full
+garbage collection of the session's heap: 3 s is a thousand times the baseline. A test whose bot
+must run out of time waits this long once."""
+SIGNUP_LIMIT = "1"
+"""``--signup-timeout`` likewise: an in-process client writes its name in the same reactor turn
+in which it connects."""
+
+
 def host_options(db: Path, *extra: str) -> Options:
+    """The host's options; a journal reserve of 1 MiB unless ``extra`` says otherwise (a test plays a few games)."""
     options = Options()
-    options.parseOptions(["--port", "tcp:0:interface=127.0.0.1", "--db", str(db), *extra])
+    options.parseOptions(["--port", "tcp:0:interface=127.0.0.1", "--db", str(db), "--journal-reserve", "1", *extra])
     return options
 
 
@@ -29,8 +43,10 @@ class LocalHost:
 
     def __init__(self, directory: Path, *extra: str, **writer: Any) -> None:
         self.options = host_options(directory / "results.sqlite", *extra)
+        writer.setdefault("reserve", self.options["journal-reserve"] * 2**20)
         self.writer = StoreWriter(self.options["db"], reactor, **writer)
         self.writer.open()
+        self.writer.start()
         self.factory, self.runner, self.tournaments, self.ladder = build_host(self.options, self.writer, reactor)
         for mode in (self.tournaments, self.ladder):
             if mode is not None:
@@ -82,16 +98,29 @@ async def stored_tournament(test: unittest.TestCase, host: LocalHost, clients: l
     return store, tournament, outcomes
 
 
+def log_lines(test: unittest.TestCase) -> list[str]:
+    """Every log line from now to the end of ``test``, formatted as the log shows it (filled in as they come)."""
+    lines: list[str] = []
+
+    def observe(event: dict) -> None:
+        lines.append(formatEvent(event))
+
+    globalLogPublisher.addObserver(observe)
+    test.addCleanup(globalLogPublisher.removeObserver, observe)
+    return lines
+
+
 async def until(predicate: Any, interval: float = 0.01) -> None:
     """Wait (on the reactor) until ``predicate()`` holds."""
     while not predicate():
         await deferLater(reactor, interval, lambda: None)
 
 
-def new_host(test: unittest.TestCase, *extra: str, **writer: Any) -> LocalHost:
-    """A host in a fresh folder of ``test``'s, stopped when the test ends (``writer``: StoreWriter options)."""
-    directory = Path(test.mktemp())
-    directory.mkdir()
+def new_host(test: unittest.TestCase, *extra: str, folder: Path | None = None, **writer: Any) -> LocalHost:
+    """A host in ``folder`` (default: a fresh one of ``test``'s), stopped when the test ends (``writer``:
+    StoreWriter options)."""
+    directory = folder if folder is not None else Path(test.mktemp())
+    directory.mkdir(exist_ok=True)
     host = LocalHost(directory, *extra, **writer)
     test.addCleanup(host.stop)
     return host

@@ -18,9 +18,9 @@ from twisted.trial import unittest
 
 import adversaries as bad
 from evolution.host.replay_cli import check
-from hosting import new_host, until
+from hosting import ANSWER_LIMIT, SIGNUP_LIMIT, new_host, until
 
-QUICK = ("--timeout", "0.3", "--signup-window", "0.2", "--signup-timeout", "0.3")
+QUICK = ("--timeout", ANSWER_LIMIT, "--signup-timeout", SIGNUP_LIMIT)
 
 
 def replay_command(game: int, db: str, *extra: str) -> subprocess.CompletedProcess:

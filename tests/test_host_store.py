@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import json
+import multiprocessing
 import sqlite3
 import subprocess
+from contextlib import closing
 import sys
 
 import pytest
 
-from evolution.host.database import APPLICATION_ID, SCHEMA_DIR
+from evolution.host.database import APPLICATION_ID, CURRENT_VERSION, SCHEMA_DIR
 from evolution.host.store import GameRecord, ResultsStore, SeatRecord, StoreError, game_operation
 
 GAME = GameRecord(
@@ -58,6 +60,29 @@ def test_the_newest_games_come_first_with_their_seats(tmp_path):
     assert [game.id for game in store.recent_games(2)] == ids[:-3:-1]
     assert [game.id for game in store.recent_games(2, before=ids[3])] == [ids[2], ids[1]]
     assert store.recent_games(1)[0] == GAME.with_id(ids[-1])
+
+
+def _open_with_the_others(path: str, ready) -> str:
+    ready.wait()
+    try:
+        ResultsStore.open(path).close()
+    except StoreError as error:
+        return str(error)
+    return "opened"
+
+
+def test_processes_that_open_one_new_store_at_the_same_instant_all_get_the_whole_store(tmp_path):
+    # Two hosts, or a host and evolution-results, may open a new --db at once: each must find
+    # or make the whole store ("table version already exists" and "not an Evolution results
+    # database" were what the losers of this race said).
+    context = multiprocessing.get_context("spawn")  # not fork: this process may run threads (trial's reactor)
+    with context.Manager() as manager, context.Pool(8) as pool:
+        for round in range(5):
+            path = str(tmp_path / f"{round}.sqlite")
+            ready = manager.Barrier(8)
+            assert pool.starmap(_open_with_the_others, [(path, ready)] * 8) == ["opened"] * 8
+            with closing(sqlite3.connect(path)) as connection:
+                assert connection.execute("SELECT version FROM version").fetchall() == [(CURRENT_VERSION,)]
 
 
 def test_a_database_of_a_newer_version_is_refused(tmp_path):

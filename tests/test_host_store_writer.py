@@ -1,21 +1,22 @@
 """The store never loses a game, and never holds the reactor: real games on loopback, a real database.
 
-A database locked by another process, a full database, a name UTF-8 cannot
+A database locked by another process, a full disk, a name UTF-8 cannot
 encode: in each case the game ends, its players are hung up, the host plays
 on, and the record reaches the database (at once, on a retry, or from the
 journal at the next start). The lock is held by another process, as it
-would be in use; "full" is SQLite's own error, brought about with
-``max_page_count``.
+would be in use; the full disk is a small tmpfs the test fills (skipped
+where it cannot mount one). The journal itself: ``JournalTests``.
 """
 
 from __future__ import annotations
 
 import json
-import sqlite3
+import os
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 from twisted.internet import reactor
 from twisted.internet.defer import gatherResults
@@ -24,15 +25,16 @@ from twisted.internet.protocol import Factory
 from twisted.logger import globalLogPublisher
 from twisted.trial import unittest
 
-from evolution.host import store_writer
+from evolution.host.journal import Journal
 from evolution.host.records import RoundRecord
 from evolution.host.store import GameRecord, ResultsStore, SeatRecord, game_operation, round_over
 from evolution.host.store_writer import StoreWriter
 from evolution.net.client import ClientProtocol, conversation
 from evolution.games.evolution.rules.silly import SillyPlayer
-from hosting import new_host, until
+from disks import fill, journal_held, small_tmpfs
+from hosting import ANSWER_LIMIT, new_host, until
 
-QUICK = ("--players", "3-3", "--timeout", "0.3", "--signup-window", "0.2")
+QUICK = ("--players", "3-3", "--timeout", ANSWER_LIMIT)
 
 
 class Locker:
@@ -61,26 +63,12 @@ class Locker:
             self.process.wait(timeout=10)
 
 
-def fill_to_the_brim(connection: sqlite3.Connection) -> None:
-    """Let the database grow no more, and use up the room left in the pages a game is written to."""
-    pages = connection.execute("PRAGMA page_count").fetchone()[0]
-    connection.execute(f"PRAGMA max_page_count = {pages}")
-    size, filler = 2048, FILLER_IDS
-    while size >= 8:
-        try:
-            with connection:
-                connection.execute(
-                    "INSERT INTO games (id, started_at, ended_at, deck, turns, outcome) VALUES (?, '', '', '', 0, ?)",
-                    (filler, "x" * size),
-                )
-                connection.execute("INSERT INTO players (game_id, seat, name) VALUES (?, 1, ?)", (filler, "x" * size))
-                connection.execute("INSERT INTO game_logs VALUES (?, 1, ?)", (filler, b"x" * size))
-            filler += 1
-        except sqlite3.OperationalError:
-            size //= 2
-
-
-FILLER_IDS = 1_000_000
+def read(db: str | Path, query: Any) -> Any:
+    store = ResultsStore.open(db)
+    try:
+        return query(store)
+    finally:
+        store.close()
 
 
 class Errors:
@@ -107,36 +95,43 @@ class WriterTests(unittest.TestCase):
 
     async def test_a_locked_database_holds_neither_the_game_nor_the_reactor(self) -> None:
         errors = Errors(self)
-        host = new_host(self, *QUICK, busy_timeout_ms=1500, retry_delays=(0.2,))
+        host = new_host(self, *QUICK, busy_timeout_ms=4000, retry_delays=(0.2,))
         locker = Locker(host.options["db"])
         self.addCleanup(locker.release)
-        # Game 1 ends while the lock is held: its write waits 1.5 s on the writer's thread.
-        # Games 2 and 3 are played meanwhile with 0.3 s per answer: a reactor held by the
+        # Game 1 ends while the lock is held: its write waits 4 s in the store process.
+        # Games 2 and 3 are played meanwhile with 3 s per answer: a reactor held by the
         # write would time their players out.
         records = await self.play_games(host, 3)
         self.assertTrue(all(seat.rank is not None for record in records for seat in record.players))
         await until(lambda: errors.lines)
-        self.assertTrue(Path(host.options["db"] + ".pending").is_file())
+        journal = host.writer.journal_path
+        self.assertIn(1, [operation["game"]["id"] for operation in journal_held(journal)])
         self.assertIn("the results database did not take game #1 (database is locked)", errors.lines[0])
         locker.release()
         await until(lambda: host.writer.waiting == 0)
         stored = (await host.stored()).games()
         self.assertEqual([game.id for game in stored], [1, 2, 3])
         self.assertEqual([game.players for game in stored], [record.players for record in records])
-        self.assertFalse(Path(host.options["db"] + ".pending").exists())
+        self.assertEqual(journal_held(journal), [])
 
-    async def test_a_full_database_keeps_the_game_in_the_journal_until_it_has_room(self) -> None:
+    async def test_a_full_disk_keeps_every_game_in_the_reserved_journal_until_there_is_room(self) -> None:
         errors = Errors(self)
-        host = new_host(self, *QUICK, retry_delays=(0.1,))
-        fill_to_the_brim(host.writer.store.connection)
-        [record] = await self.play_games(host, 1)
-        await until(lambda: errors.lines)
-        self.assertIn("did not take game #1 (database or disk is full)", errors.lines[0])
-        self.assertEqual(host.writer.waiting, 1)
-        self.assertIsNone((await host.stored()).game(1))
-        host.writer.store.connection.execute("PRAGMA max_page_count = 1000000")
+        disk = small_tmpfs(self, 24)
+        host = new_host(self, *QUICK, folder=disk, retry_delays=(0.2,), reserve=4 * 2**20)
+        filler = fill(disk)
+        records = await self.play_games(host, 4)
+        await until(lambda: host.writer.waiting == 4)
+        journal = host.writer.journal_path
+        self.assertIn("the results database did not take game #1 (", errors.lines[0])  # full, or an I/O error
+        self.assertTrue(errors.lines[0].endswith(f"; kept in {journal}, retrying"), errors.lines[0])
+        self.assertFalse([line for line in errors.lines if "memory" in line], errors.lines)
+        self.assertEqual([operation["game"]["id"] for operation in journal_held(journal)], [1, 2, 3, 4])
+        filler.unlink()
         await until(lambda: host.writer.waiting == 0)
-        self.assertEqual((await host.stored()).game(1), record)
+        stored = (await host.stored()).games()
+        self.assertEqual([(game.id, game.players) for game in stored], [(r.id, r.players) for r in records])
+        self.assertEqual(journal_held(journal), [])
+        self.assertEqual(sorted(path.name for path in disk.iterdir() if "pending" in path.name), [journal.name])
 
     async def test_the_journal_is_applied_at_the_next_start(self) -> None:
         host = new_host(self, *QUICK, busy_timeout_ms=200, retry_delays=(30,))
@@ -152,7 +147,7 @@ class WriterTests(unittest.TestCase):
         again.open()
         self.addCleanup(again.close)
         self.assertEqual(again.waiting, 0)
-        [stored] = ResultsStore(again.store.connection).games()
+        [stored] = read(host.options["db"], ResultsStore.games)
         self.assertEqual(stored, record)
         self.assertEqual(again.new_game_id(), 2)
 
@@ -173,6 +168,10 @@ GAME = GameRecord("2026-01-01T00:00:00.000+00:00", "2026-01-01T00:00:01.000+00:0
                   (SeatRecord(1, "a", 1, 1), SeatRecord(2, "b", 0, 2), SeatRecord(3, "c", 0, 2)))
 
 
+def operation(game_id: int, log_text: str = "ok") -> dict:
+    return json.loads(json.dumps(game_operation(GAME.with_id(game_id), [[0, 1, "out", log_text]])))
+
+
 class JournalTests(unittest.TestCase):
     def new_store(self) -> Path:
         folder = Path(self.mktemp())
@@ -181,42 +180,57 @@ class JournalTests(unittest.TestCase):
         ResultsStore.open(db).close()
         return db
 
-    def test_a_journal_that_cannot_be_rewritten_keeps_what_it_held(self) -> None:
-        # The journal holds games 1 and 2; the database takes game 1 and refuses game 2, so the
-        # journal is rewritten to hold game 2 alone; the disk fills up in the middle of that.
-        db, game = self.new_store(), GAME
-        operations = [game_operation(game.with_id(k), [[0, 1, "out", "ok"]]) for k in (1, 2)]
+    def journal(self, path: Path, reserve: int = 1 << 16) -> Journal:
+        journal = Journal(path, reserve)
+        journal.open()
+        self.addCleanup(journal.close)
+        self.assertIsNone(journal.reserve_room())
+        return journal
+
+    def test_the_journal_reads_back_in_order_and_a_line_cut_short_ends_it(self) -> None:
+        path = self.new_store().with_name("results.sqlite.pending")
+        journal = self.journal(path)
+        self.assertTrue(journal.append([operation(1), operation(2)]))
+        self.assertTrue(journal.append([operation(3)]))
+        os.pwrite(journal.fd, b"0123456789abcdef 3 {\"op\":\"ga", journal.end)  # a crash in the middle of a line
+        self.assertEqual([held["game"]["id"] for held in journal_held(path)], [1, 2, 3])
+
+    def test_what_a_cleared_journal_held_is_never_read_again(self) -> None:
+        # Lines of the same length: the new first line ends exactly where the old second began.
+        path = self.new_store().with_name("results.sqlite.pending")
+        journal = self.journal(path)
+        self.assertTrue(journal.append([operation(1, "a" * 20), operation(2), operation(3)]))
+        journal.clear()
+        self.assertTrue(journal.append([operation(4, "b" * 20)]))
+        self.assertIn(b'"id":2', path.read_bytes())  # still on the disk: cleared is one zero byte
+        self.assertEqual([held["game"]["id"] for held in journal_held(path)], [4])
+
+    def test_a_reserve_used_up_on_a_full_disk_takes_nothing_until_there_is_room(self) -> None:
+        disk = small_tmpfs(self, 4)
+        journal = self.journal(disk / "r.sqlite.pending", reserve=1 << 14)
+        filler = fill(disk)
+        written = 0
+        while journal.append([operation(written + 1, "x" * 1000)]):
+            written += 1
+        self.assertGreater(written, 4)  # the reserve held these
+        self.assertEqual(len(journal_held(journal.path)), written)
+        filler.unlink()
+        self.assertTrue(journal.append([operation(written + 1)]))
+        self.assertEqual(len(journal_held(journal.path)), written + 1)
+
+    def test_a_journal_of_an_older_host_is_applied_at_start(self) -> None:
+        # Plain JSON lines, as hosts wrote it before the reserve.
+        db = self.new_store()
         journal = db.with_name(db.name + ".pending")
-        journal.write_text("".join(json.dumps(operation) + "\n" for operation in operations), encoding="ascii")
-        apply = ResultsStore.apply
-
-        def refuse_game_2(store: ResultsStore, operation: dict) -> None:
-            if operation["op"] == "game" and operation["game"]["id"] == 2:
-                raise sqlite3.OperationalError("database is locked")
-            apply(store, operation)
-
-        class FullDisk:
-            loads = staticmethod(json.loads)
-
-            @staticmethod
-            def dumps(*args, **kwargs):
-                raise OSError(28, "No space left on device")
-
-        self.patch(ResultsStore, "apply", refuse_game_2)
-        self.patch(store_writer, "json", FullDisk)
+        journal.write_text("".join(json.dumps(operation(k)) + "\n" for k in (1, 2)), encoding="ascii")
+        db.with_name(db.name + ".pending.new").write_bytes(b"")  # what a full disk left behind then
         writer = StoreWriter(db, reactor)
         writer.open()
-        self.assertEqual(writer.waiting, 1)
-        held = [json.loads(line)["game"]["id"] for line in journal.read_text(encoding="ascii").splitlines()]
-        self.assertIn(2, held)
-        writer.store.close()
-        ResultsStore.apply, store_writer.json = apply, json
-        again = StoreWriter(db, reactor)
-        again.open()
-        self.addCleanup(again.close)
-        self.assertEqual([stored.id for stored in again.store.games()], [1, 2])
-        self.assertFalse(journal.exists())
-
+        self.addCleanup(writer.close)
+        self.assertEqual([stored.id for stored in read(db, ResultsStore.games)], [1, 2])
+        self.assertEqual((writer.waiting, journal_held(journal)), (0, []))
+        self.assertEqual(writer.new_game_id(), 3)
+        self.assertEqual(sorted(path.name for path in db.parent.glob("*.pending*")), [journal.name])
 
     def test_a_write_the_database_never_takes_is_set_aside_and_logged(self) -> None:
         # A round of a tournament the database does not hold breaks a foreign key: it must
@@ -229,7 +243,7 @@ class JournalTests(unittest.TestCase):
         writer = StoreWriter(db, reactor)
         writer.open()
         self.addCleanup(writer.close)
-        self.assertEqual([stored.id for stored in writer.store.games()], [1])
+        self.assertEqual([stored.id for stored in read(db, ResultsStore.games)], [1])
         self.assertEqual(writer.waiting, 0)
         [rejected] = db.with_name(db.name + ".rejected").read_text().splitlines()
         self.assertEqual(json.loads(rejected)["operation"], orphan)

@@ -3,9 +3,11 @@
 On main, an Action4 whose grow-population list held 4,000 pairs and one string
 (30 KB) froze the reactor for 13 s while the rejection was explained: every
 honest bot of every game on the host timed out. Here one host on loopback runs
-two games side by side with a 0.3 s time limit: in one, a client answers
-choose with that Action4; the other is all honest. The offender is removed
-with a reason naming the field; nobody else is.
+two games side by side with a 3 s time limit (``hosting.ANSWER_LIMIT``: on an
+idle machine the rejection takes 1.4 ms, so 3 s leaves room for a busy one and
+still catches that freeze): in one, a client answers choose with that Action4;
+the other is all honest. The offender is removed with a reason naming the
+field; nobody else is.
 """
 
 from __future__ import annotations
@@ -15,11 +17,11 @@ from twisted.internet.defer import ensureDeferred, gatherResults
 from twisted.trial import unittest
 
 import adversaries as bad
-from hosting import new_host, until
+from hosting import ANSWER_LIMIT, SIGNUP_LIMIT, new_host, until
 from evolution.net.client_cli import Thinking
 from evolution.games.evolution.rules.silly import SillyPlayer
 
-LIMITS = ("--timeout", "0.3", "--signup-timeout", "0.3", "--signup-window", "0.2", "--deck", "sorted")
+LIMITS = ("--timeout", ANSWER_LIMIT, "--signup-timeout", SIGNUP_LIMIT, "--deck", "sorted")
 POISON = [0, [[i, i + 1] for i in range(4000)] + ["x"], [], [], []]
 
 

@@ -24,7 +24,7 @@ from evolution.games.evolution.rules.actions import Action4, Growth
 from evolution.games.evolution.rules.silly import SillyPlayer
 from evolution.games.evolution.wire.dialects import SEED000, SEED002, Dialect
 from evolution.games.evolution.wire.schemas import SCHEMAS
-from hosting import new_host, until
+from hosting import ANSWER_LIMIT, new_host, until
 
 
 class Recording(ClientProtocol):
@@ -106,7 +106,7 @@ class TellRemovedTests(unittest.TestCase):
     timeout = 30
 
     async def test_a_removed_bot_is_told_why_when_the_operator_asks(self) -> None:
-        host = new_host(self, "--players", "3-3", "--tell-removed", "--timeout", "0.5", "--deck", "sorted")
+        host = new_host(self, "--players", "3-3", "--tell-removed", "--timeout", ANSWER_LIMIT, "--deck", "sorted")
         offender = ensureDeferred(bad.adversary(host.port, "offender", "choose", bad.send([0, [[0, 0]], [], [], []])))
         await until(lambda: len(host.factory.lobby) == 1)
         goods = [host.client("good 1"), host.client("good 2")]
@@ -131,7 +131,7 @@ class TellRemovedTests(unittest.TestCase):
         self.assertEqual(str(error), f"the host removed this player: {seat.removed_reason}")
 
     async def test_by_default_a_removed_bot_is_just_hung_up_on(self) -> None:
-        host = new_host(self, "--players", "3-3", "--timeout", "0.5")
+        host = new_host(self, "--players", "3-3", "--timeout", ANSWER_LIMIT)
         recorder = await connect(host.port, "offender")
         recorder.conversation.player = _Cheat()
         await until(lambda: len(host.factory.lobby) == 1)

@@ -26,7 +26,7 @@ class GameOverTCPTests(unittest.TestCase):
         return clients
 
     async def test_scores_equal_the_same_game_played_in_process(self) -> None:
-        host = new_host(self, "--deck", "sorted", "--players", "3-8", "--signup-window", "0.1")
+        host = new_host(self, "--deck", "sorted", "--players", "4-4")  # starts when the four are in
         clients = await self.sign_up_in_order(host, ["first", "second", "third", "fourth"])
         outcomes = await gatherResults(clients)
         [record] = await host.runner.when_games_over(1)

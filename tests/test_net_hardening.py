@@ -14,7 +14,6 @@ from __future__ import annotations
 import unicodedata
 
 from twisted.internet.defer import ensureDeferred, gatherResults
-from twisted.logger import formatEvent, globalLogPublisher
 from twisted.trial import unittest
 
 import adversaries as bad
@@ -23,23 +22,11 @@ from evolution.net.client import ClientOutcome
 from evolution.games.evolution.rules.cards import Deck
 from evolution.games.evolution.rules.local import play_local_game
 from evolution.games.evolution.rules.silly import SillyPlayer
-from hosting import LocalHost, new_host, until
+from hosting import LocalHost, log_lines, new_host, until
 
 NASTY = "\x1b[2J\x07evil\r\n\x9b\u2028\u202e"
 NASTY_SHOWN = "\\x1b[2J\\x07evil\\r\\n\\x9b\\u2028\\u202e"
 UNSAFE = {"Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn"}
-
-
-def log_lines(test: unittest.TestCase) -> list[str]:
-    """Every log line from now to the end of ``test``, formatted as the log shows it (filled in as they come)."""
-    lines: list[str] = []
-
-    def observe(event: dict) -> None:
-        lines.append(formatEvent(event))
-
-    globalLogPublisher.addObserver(observe)
-    test.addCleanup(globalLogPublisher.removeObserver, observe)
-    return lines
 
 
 def assert_safe(test: unittest.TestCase, lines: list[str]) -> None:

@@ -13,7 +13,8 @@ import unicodedata
 
 import pytest
 
-from evolution.host.demo import HostProcess, free_port, run_clients, twistd_command
+from evolution.host.demo import HostProcess, free_port, run_clients, start_clients, twistd_command, wait_for_clients
+from evolution.host.store import ResultsStore
 from evolution.games.evolution.rules.cards import Deck
 from evolution.games.evolution.rules.local import play_local_game
 from evolution.games.evolution.rules.silly import SillyPlayer
@@ -29,20 +30,25 @@ def stored_games(db) -> list[dict]:
     return json.loads(result.stdout)
 
 
-def test_three_then_eight_client_processes_play_full_games(tmp_path):
-    db = tmp_path / "results.sqlite"
-    port = free_port()
-    host = HostProcess(port, db, tmp_path / "host.log",
-                       "--players", "3-8", "--games", "2", "--deck", "sorted", "--signup-window", "1")
+def test_three_and_eight_client_processes_play_full_games(tmp_path):
+    # One host per size, each starting its game when its clients are all in (MIN = MAX): client
+    # processes on a busy machine may sign up seconds apart, longer than any quiet window.
+    hosts = {
+        size: HostProcess(free_port(), tmp_path / f"{size}.sqlite", tmp_path / f"host{size}.log",
+                          "--players", f"{size}-{size}", "--games", "1", "--deck", "sorted")
+        for size in (3, 8)
+    }
     try:
-        host.wait_until_listening()
-        three = run_clients(port, [f"three-{i}" for i in range(3)])
-        eight = run_clients(port, [f"eight-{i}" for i in range(8)])
-        assert host.wait() == 0
+        for host in hosts.values():
+            host.wait_until_listening()
+        clients = {size: start_clients(host.port, [f"p{size}-{i}" for i in range(size)]) for size, host in hosts.items()}
+        results = [result for size in hosts for result in wait_for_clients(clients[size], 120)]
+        assert [host.wait(120) for host in hosts.values()] == [0, 0]
     finally:
-        host.stop()
-    assert [r.returncode for r in three + eight] == [0] * 11, [r.stderr for r in three + eight]
-    games = stored_games(db)
+        for host in hosts.values():
+            host.stop()
+    assert [r.returncode for r in results] == [0] * 11, [r.stderr for r in results]
+    games = [game for size in hosts for game in stored_games(tmp_path / f"{size}.sqlite")]
     assert [len(game["players"]) for game in games] == [3, 8]
     for game, size in zip(games, (3, 8)):
         assert game["outcome"] == "finished"
@@ -110,6 +116,7 @@ HELP = " (see twistd evolution --help)"
          "--final-tiebreak goes with --tournament knockout (only a knockout has a final)" + HELP),
         (["--port", "tcp:0:bogus=1"], 2,
          "--port 'tcp:0:bogus=1' is not an endpoint such as tcp:45678: a tcp: endpoint takes no option bogus=" + HELP),
+        (["--db", ""], 2, "--db takes the path of a file, such as results.sqlite, not an empty name" + HELP),
     ],
 )
 def test_a_start_up_problem_is_one_line_on_stderr(tmp_path, args, status, line):
@@ -197,6 +204,40 @@ def test_a_results_database_that_cannot_be_opened_is_one_line_and_status_1(tmp_p
     assert result.returncode == 1
     assert result.stderr.startswith(f"twistd evolution: the results database {tmp_path} is a folder, not a file")
     assert result.stderr.count("\n") == 1 and result.stdout == ""
+
+
+def test_two_hosts_started_at_once_on_a_new_db_one_runs_and_the_other_says_why_in_one_line(tmp_path):
+    # Two hosts on one store would give out the same game ids: the second waits 5 s for the
+    # first's lock, then stops with one line (before, one of them sometimes stopped with
+    # "table version already exists", or both ran).
+    db, ports = tmp_path / "r.sqlite", [free_port(), free_port()]
+    hosts = [
+        subprocess.Popen(
+            [*twistd_command(), "--nodaemon", "--pidfile=", f"--logfile={tmp_path / f'host{k}.log'}", "evolution",
+             "--port", f"tcp:{port}:interface=127.0.0.1", "--db", str(db)],
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )
+        for k, port in enumerate(ports)
+    ]
+    try:
+        deadline = time.monotonic() + 60
+        while all(host.poll() is None for host in hosts) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        [loser] = [host for host in hosts if host.poll() is not None]
+        [(winner, port)] = [(host, port) for host, port in zip(hosts, ports) if host is not loser]
+        assert loser.communicate(timeout=30) == ("", (
+            f"twistd evolution: the results database {db} is in use by another host (or by the store process of"
+            " one that stopped and is still writing); give each host its own --db\n"
+        ))
+        assert loser.returncode == 1
+        socket.create_connection(("127.0.0.1", port), timeout=30).close()  # the other one runs
+    finally:
+        for host in hosts:
+            host.terminate()
+            host.communicate(timeout=30)
+    store = ResultsStore.open(db)
+    assert store.next_ids() == (1, 1)
+    store.close()
 
 
 def test_ssl_without_pyopenssl_says_what_to_install(tmp_path):

@@ -15,10 +15,10 @@ import unicodedata
 from hypothesis import given
 from hypothesis import strategies as st
 
-from evolution.text import escape, short
+from evolution.text import escape, quoted, short
 
-_ESCAPE = re.compile(r"\\(x[0-9a-f]{2}|u[0-9a-f]{4}|U[0-9a-f]{8}|[nrt\\])")
-_NAMED = {"n": "\n", "r": "\r", "t": "\t", "\\": "\\"}
+_ESCAPE = re.compile(r"\\(x[0-9a-f]{2}|u[0-9a-f]{4}|U[0-9a-f]{8}|[nrt\\'])")
+_NAMED = {"n": "\n", "r": "\r", "t": "\t", "\\": "\\", "'": "'"}
 _UNSAFE = {"Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn"}
 
 
@@ -44,3 +44,16 @@ def test_short_cuts_to_its_limit_with_an_ellipsis():
     assert short("abcdef", 6) == "abcdef"
     assert short("abcdefg", 6) == "abcde\u2026"
     assert short("\x1b\x1b", 6) == "\\x1b\\\u2026"
+
+
+@given(st.text(alphabet="'\\ab\x1b\u202e"))
+def test_a_quoted_name_reads_back_to_the_name_and_holds_no_bare_quote(text):
+    shown = quoted(text, 10**6)
+    assert shown[0] == shown[-1] == "'"
+    assert unescape(shown[1:-1]) == text
+    assert re.fullmatch(r"(?:[^'\\]|\\.)*", shown[1:-1])  # every quote inside comes escaped
+
+
+def test_a_quoted_name_is_cut_like_a_short_one():
+    assert quoted("it's") == "'it\\'s'"
+    assert quoted("a" * 70) == "'" + "a" * 63 + "\u2026'"

@@ -21,13 +21,15 @@ from evolution.net.client_cli import Thinking
 from evolution.games.evolution.rules.silly import SillyPlayer
 from evolution.games.evolution.strategies import BY_NAME
 from evolution.games.evolution.wire.messages import message_kind
-from hosting import new_host, stored_tournament, until
+from evolution.text import quoted
+from hosting import ANSWER_LIMIT, SIGNUP_LIMIT, log_lines, new_host, until, stored_tournament
 
-FAST = ("--timeout", "0.5", "--signup-timeout", "1", "--number-grace", "0.01")
+FAST = ("--timeout", ANSWER_LIMIT, "--signup-timeout", SIGNUP_LIMIT, "--number-grace", "0.01")
+WAIT_FOR_ALL = ("--signup-window", "60")  # the tournament begins once --max-signups are in, however long that takes
 
 
 def knockout(count: int, *extra: str) -> tuple[str, ...]:
-    return ("--tournament", "knockout", "--max-signups", str(count), "--signup-window", "5", *FAST, *extra)
+    return ("--tournament", "knockout", "--max-signups", str(count), *WAIT_FOR_ALL, *FAST, *extra)
 
 
 class TournamentCase(unittest.TestCase):
@@ -138,7 +140,7 @@ class KnockoutTests(TournamentCase):
         failures = {f["name"]: f["reason"] for f in tournament.to_json()["failures"]}
         self.assertEqual(set(failures), {"bot03", "bot12"})
         self.assertIn("card", failures["bot03"])  # an illegal Action4 (a card used twice)
-        self.assertEqual(failures["bot12"], "no reply to feed-next within 0.5 s")
+        self.assertEqual(failures["bot12"], f"no reply to feed-next within {ANSWER_LIMIT} s")
         later = {name for round in rounds[1:] for game in round for name in game}
         self.assertFalse(later & {"bot03", "bot12"})
         standings = tournament.to_json()["standings"]
@@ -208,7 +210,8 @@ async def leaving_client(port: int) -> ClientProtocol:
 
 class SignupTests(TournamentCase):
     async def test_too_few_sign_ups_after_the_last_period_is_an_empty_tournament(self) -> None:
-        host = new_host(self, "--tournament", "knockout", "--signup-window", "0.2", "--signup-periods", "2",
+        # Two periods of 1 s: three in-process sign-ups take milliseconds, even on a busy machine.
+        host = new_host(self, "--tournament", "knockout", "--signup-window", "1", "--signup-periods", "2",
                         "--min-signups", "4", *FAST)
         clients = await self.sign_up(host, ["x", "y", "z"])
         await host.tournaments.when_over(1)
@@ -229,7 +232,7 @@ class SignupTests(TournamentCase):
         await gatherResults(clients)
 
     async def test_a_period_that_ends_with_enough_players_starts_the_tournament(self) -> None:
-        host = new_host(self, "--tournament", "swiss", "--rounds", "1", "--signup-window", "0.3", *FAST)
+        host = new_host(self, "--tournament", "swiss", "--rounds", "1", "--signup-window", "2", *FAST)
         clients = await self.sign_up(host, ["a", "b", "c", "d"])
         await host.tournaments.when_over(1)
         await gatherResults(clients)
@@ -240,7 +243,7 @@ class SignupTests(TournamentCase):
 class SwissTests(TournamentCase):
     async def test_seventeen_players_three_rounds_pods_by_points_ratings_and_a_failure(self) -> None:
         host = new_host(self, "--tournament", "swiss", "--rounds", "3", "--max-signups", "17", "--seed", "3",
-                        "--signup-window", "5", *FAST)
+                        *WAIT_FOR_ALL, *FAST)
         names = [f"s{k:02}" for k in range(1, 18)]
         kinds = {"s05": "cheater", **{n: "builder" for n in names[::3]}}
         store, tournament, outcomes = await self.play(host, names, kinds)
@@ -275,6 +278,24 @@ class SwissTests(TournamentCase):
         keys = [(-row["points"], -row["ordinal"]) for row in ranked]
         self.assertEqual(keys, sorted(keys))
         self.assertTrue(all(abs(row["ordinal"] - (row["rating"] - 3 * row["rating_sigma"])) < 0.005 for row in ranked))
+
+
+class EscapedNamesTests(TournamentCase):
+    async def test_every_log_line_shows_a_name_the_same_way(self) -> None:
+        # Escaped once and quoted: 'cheat\x1b[2J\'\\' (before, some lines went through repr() too
+        # and showed 'cheat\\x1b[2J...', others showed it once).
+        lines = log_lines(self)
+        odd = {"cheat\x1b[2J'\\": "cheater", "calm\u202e'\\": "silly"}
+        host = new_host(self, *knockout(4))
+        await self.play(host, [*odd, "b", "c"], odd)
+        for name in odd:
+            mentions = [line for line in lines if name[:4] in line]
+            self.assertEqual([line for line in mentions if quoted(name) not in line], [])
+            for kind in ("signed up ", "begins with 4 players", "game 1 begins"):
+                self.assertTrue([line for line in mentions if kind in line], (name, kind, mentions))
+        cheat = [line for line in lines if "cheat" in line]
+        for kind in ("game 1: removed ", "1 failed: "):
+            self.assertTrue([line for line in cheat if kind in line], (kind, cheat))
 
 
 class TellRemovedBetweenGamesTests(TournamentCase):

@@ -1,16 +1,19 @@
-"""A tournament host killed with SIGKILL mid-tournament loses no finished game.
+"""Tournaments of processes: a host killed mid-tournament loses no game; client processes sign up, however slowly.
+
+A tournament host killed with SIGKILL mid-tournament loses no finished game.
 
 ``twistd evolution --tournament swiss`` runs as its own process; the bots
 are in-process clients on real sockets, answering a little slowly so that
 games overlap. Once the store holds finished games and others are still
-being played, the host is killed with SIGKILL. Every stored game must then
-be whole (seats, scores, its message log) and replay to its stored result;
-a host restarted on the same database marks the tournament "interrupted".
+being played, the host and its store process are killed with SIGKILL. Every
+stored game must then be whole (seats, scores, its message log) and replay
+to its stored result, the stored standings must count every stored game
+(the round is not over), and a host restarted on the same database marks the
+tournament "interrupted".
 """
 
 from __future__ import annotations
 
-import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -21,7 +24,7 @@ from twisted.internet.defer import ensureDeferred, gatherResults
 from twisted.internet.task import deferLater
 from twisted.trial import unittest
 
-from evolution.host.demo import HostProcess, free_port
+from evolution.host.demo import HostProcess, demo_bots, free_port, start_clients, wait_for_clients
 from evolution.host.replay_cli import check
 from evolution.host.store import ResultsStore
 from evolution.net.client import play_remote
@@ -56,7 +59,7 @@ class KillTests(unittest.TestCase):
         db, port = folder / "results.sqlite", free_port()
         host = HostProcess(
             port, db, folder / "host.log", "--tournament", "swiss", "--rounds", "3", "--max-signups", "11",
-            "--signup-window", "20", "--timeout", "2", "--seed", "4",
+            "--signup-window", "600", "--timeout", "2", "--seed", "4", own_group=True,
         )
         self.addCleanup(host.stop)
         await threads.deferToThread(host.wait_until_listening)
@@ -66,8 +69,7 @@ class KillTests(unittest.TestCase):
         ended = gatherResults([ensureDeferred(_quietly(client)) for client in clients])
         # Round 1 is an 8- and a 3-player game: kill once the short one is stored.
         await until(lambda: db.is_file() and finished_games(db) >= 1, interval=0.05)
-        host.process.send_signal(signal.SIGKILL)
-        host.process.wait(timeout=10)
+        host.kill_group()
         await ended
 
         store = ResultsStore.open(db)
@@ -84,6 +86,12 @@ class KillTests(unittest.TestCase):
             self.assertIsNotNone(store.game_log(game.id))
             status, lines = check(store, game.id)
             self.assertEqual(status, 0, lines)
+        points = {entrant.entrant: 0 for entrant in tournament.entrants}
+        for game in games:
+            for seat in game.players:
+                points[seat.entrant] += seat.points or 0
+        self.assertTrue(any(points.values()))
+        self.assertEqual({entrant.entrant: entrant.points for entrant in tournament.entrants}, points)
 
         again = subprocess.run(
             [*_twistd(), "--nodaemon", "--pidfile=", f"--logfile={folder / 'again.log'}", "evolution",
@@ -101,6 +109,34 @@ class KillTests(unittest.TestCase):
         self.assertEqual(len(store.games()), len(games))
         log = (folder / "again.log").read_text()
         self.assertIn(f"tournament {tournament.id} was left running by a host that stopped; marked interrupted", log)
+
+
+def test_a_knockout_of_client_processes_begins_once_all_seventeen_have_signed_up(tmp_path: Path) -> None:
+    # 15 honest bots, a cheater and a sleeper, each a process of its own. On a busy machine their
+    # sign-ups took longer than short sign-up periods, and the tournament ended "empty": it waits
+    # for --max-signups instead (the window only bounds the wait).
+    bots = demo_bots(17)
+    db, port = tmp_path / "results.sqlite", free_port()
+    host = HostProcess(port, db, tmp_path / "host.log", "--tournament", "knockout", "--max-signups", "17",
+                       "--signup-window", "600", "--timeout", "3", "--seed", "17")
+    try:
+        host.wait_until_listening()
+        clients = wait_for_clients(start_clients(port, list(bots), bots), 600)
+        assert host.wait(120) == 0
+    finally:
+        host.stop()
+    store = ResultsStore.open(db)
+    [tournament] = store.tournaments()
+    store.close()
+    assert (tournament.status, len(tournament.entrants)) == ("finished", 17)
+    # The cheater cheats in its second turn; the sleeper fails only if it is ever asked feed-next,
+    # which depends on its seat (sign-up order, which processes do not keep): honest bots never fail.
+    failures = {entrant.name: entrant.failure for entrant in tournament.failures}
+    assert "Cheater" in failures and set(failures) <= {"Cheater", "Sleeper"}, failures
+    assert failures.get("Sleeper") in (None, "no reply to feed-next within 3 s"), failures
+    assert tournament.winners and not {w.name for w in tournament.winners} & {"Cheater", "Sleeper"}
+    honest = [client for client, name in zip(clients, bots) if name not in ("Cheater", "Sleeper")]
+    assert [client.returncode for client in honest] == [0] * 15, [client.stderr for client in honest]
 
 
 async def _quietly(client: Any) -> Any:

@@ -17,7 +17,7 @@ from evolution.host.transcripts import transcript
 from evolution.text import escape
 from evolution.web.service import web_service
 from hosting import until
-from webhosting import QUICK, SlowPlayer, apply, get, new_web_host, tournament_operations
+from webhosting import QUICK, HeldPlayer, SlowPlayer, apply, get, new_web_host, tournament_operations
 
 NASTY = '<script>alert("x")</script>\x1b[31m\u202e'
 
@@ -168,8 +168,14 @@ class LiveTournamentTests(unittest.TestCase):
     timeout = 60
 
     async def test_a_running_tournament_is_served_live_then_as_stored(self) -> None:
-        host = new_web_host(self, "--tournament", "knockout", "--max-signups", "9", "--signup-window", "5", *QUICK)
-        clients = await host.sign_up_in_order([f"k{k}" for k in range(9)], 0.02)
+        # Round 1 is k0-k5 and k6-k8; k0 holds the first game until the test has looked.
+        host = new_web_host(self, *QUICK, "--tournament", "knockout", "--max-signups", "9", "--signup-window", "60",
+                            "--timeout", "30")
+        held = HeldPlayer()
+        clients = [host.client("k0", held)]
+        await until(lambda: len(host.factory.lobby) == 1)
+        clients += await host.sign_up_in_order([f"k{k}" for k in range(1, 9)], 0.02)
+        await held.asked
         await until(lambda: host.runner.games_over >= 1)
         live = (await get(host.url("/api/tournaments/1"))).json()
         self.assertEqual((live["status"], live["format"]), ("running", "knockout"))
@@ -179,6 +185,7 @@ class LiveTournamentTests(unittest.TestCase):
         overview = (await get(host.url("/api/overview"))).json()
         self.assertEqual(overview["lobby"]["mode"], "tournament")
         self.assertIn(1, [t["id"] for t in overview["tournaments"] if t["status"] == "running"])
+        held.release()
         await host.tournaments.when_over(1)
         await gatherResults(clients)
         await host.stored()
@@ -209,7 +216,7 @@ class ServiceTests(unittest.TestCase):
         self.assertIsInstance(factory, Site)
         self.assertFalse(factory.displayTracebacks)
         service.stopService()
-        self.assertFalse(service.app.reader.pool.started)
+        self.assertFalse(service.app.reader.started)
 
     def test_a_web_port_that_cannot_be_had_is_one_sentence(self) -> None:
         taken = socket.socket()

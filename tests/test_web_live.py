@@ -10,8 +10,18 @@ from twisted.internet.defer import gatherResults
 from twisted.internet.task import deferLater
 from twisted.trial import unittest
 
-from hosting import until
-from webhosting import QUICK, SlowPlayer, apply, follow, get, never_reading, new_web_host, tournament_operations
+from hosting import ANSWER_LIMIT, until
+from webhosting import (
+    QUICK,
+    HeldPlayer,
+    SlowPlayer,
+    apply,
+    follow,
+    get,
+    never_reading,
+    new_web_host,
+    tournament_operations,
+)
 
 SMALL_BUFFER = 8192  # Twisted's send buffer for the stuck watchers (FileDescriptor.bufferSize, 64 KiB by default)
 PICTURE = 8192  # the largest picture of a game of three, or of the overview, in these tests
@@ -82,12 +92,12 @@ class StuckBrowserTests(unittest.TestCase):
     timeout = 60
 
     async def test_watchers_that_never_read_delay_no_game_and_hold_bounded_memory(self) -> None:
-        # Bots answer within 30 ms and are removed after 500 ms: a reactor held back by the web
-        # view for half a second would remove them. The watchers' buffers are made small
+        # Bots answer within 30 ms and are removed after 3 s (ANSWER_LIMIT): a reactor held back by
+        # the web view (a blocking write) would remove them. The watchers' buffers are made small
         # (Twisted's send buffer 8 KiB instead of 64, the kernel's 4 KiB each way) so that a few
         # short games fill them.
         host = new_web_host(
-            self, "--players", "3-3", "--timeout", "0.5", "--signup-window", "0.1",
+            self, "--players", "3-3", "--timeout", ANSWER_LIMIT,
             web={"interval": 0.002, "stall_limit": 2.0, "tick": 0.2},
         )
         hub = host.app.hub
@@ -135,10 +145,17 @@ class LiveTournamentTests(unittest.TestCase):
         stream.transport.loseConnection()
 
     async def test_a_running_tournament_of_the_host_is_pushed_as_its_games_end(self) -> None:
-        host = new_web_host(self, "--tournament", "swiss", "--rounds", "2", "--max-signups", "6", *QUICK)
-        clients = await host.sign_up_in_order([f"w{k}" for k in range(6)], 0.02)
+        # Two rounds of one game of six; w0 holds round 2 until the stream has shown it running.
+        host = new_web_host(self, "--tournament", "swiss", "--rounds", "2", "--max-signups", "6", *QUICK,
+                            "--timeout", "30")
+        held = HeldPlayer(when=lambda: host.runner.games_over >= 1)
+        clients = [host.client("w0", held)]
+        await until(lambda: len(host.factory.lobby) == 1)
+        clients += await host.sign_up_in_order([f"w{k}" for k in range(1, 6)], 0.02)
+        await held.asked
         stream = await follow(host.web_port, "/api/tournaments/1/events")
         await until(lambda: any(t["status"] == "running" and t["games"] for t in stream.named("tournament")))
+        held.release()
         await until(lambda: stream.named("tournament")[-1]["status"] == "finished")
         pictures = stream.named("tournament")
         self.assertEqual([len(p["games"]) for p in pictures], sorted(len(p["games"]) for p in pictures))

@@ -13,7 +13,9 @@ Offers:
 - ``SlowPlayer``: the silly strategy answering after a delay (a bot that
   thinks, so a game lasts long enough to be watched); ``SlowFish``, a
   house player of Fish doing the same, and ``fish_client(host, name,
-  strategy, delay)``, a Fish client of ours on the host;
+  strategy, delay)``, a Fish client of ours on the host; ``HeldPlayer``:
+  one that holds its first answer until the test releases it (a game that
+  is surely still running when the test looks);
 - ``tournament_operations(...)``: a whole tournament played with local
   players, as the store operations the host would write; ``apply``.
 """
@@ -28,7 +30,7 @@ import urllib.request
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from twisted.internet import reactor
 from twisted.internet.defer import Deferred, ensureDeferred
@@ -55,9 +57,9 @@ from evolution.tournament.manager import TournamentManager
 from evolution.tournament.scoring import points
 from evolution.tournament.standings import Entrant, GameReport
 from evolution.web.service import WebApp
-from hosting import LocalHost, until
+from hosting import ANSWER_LIMIT, SIGNUP_LIMIT, LocalHost, until
 
-QUICK = ("--timeout", "0.5", "--signup-window", "0.2", "--signup-timeout", "0.5")
+QUICK = ("--timeout", ANSWER_LIMIT, "--signup-timeout", SIGNUP_LIMIT)  # games start when their players are in
 
 
 class WebHost(LocalHost):
@@ -74,16 +76,17 @@ class WebHost(LocalHost):
 
     async def sign_up_in_order(self, names: Sequence[str], delay: float) -> list[Deferred]:
         """``SlowPlayer(delay)`` bots, each signed up once the one before waits (or a tournament began); their clients."""
-        clients = []
+        clients: list[Deferred] = []
+        before = len(self.factory.lobby)
         for name in names:
             clients.append(self.client(name, SlowPlayer(delay)))
-            await until(lambda: len(self.factory.lobby) == len(clients) or self.tournaments.current is not None)
+            await until(lambda: len(self.factory.lobby) == before + len(clients) or self.tournaments.current is not None)
         return clients
 
     async def stop(self) -> None:
         if self.stopped:
             return
-        self.app.stop()
+        await self.app.stop()
         await self.web_listening.stopListening()
         await super().stop()
 
@@ -191,6 +194,30 @@ async def follow(port: int, path: str) -> EventClient:
 
 
 # -- players ------------------------------------------------------------------------------
+
+
+class HeldPlayer(SillyPlayer):
+    """The silly strategy, holding the first ``choose`` it is asked once ``when()`` holds until ``release()``.
+
+    ``asked`` fires when it holds one (its game is then surely running until the test releases it).
+    """
+
+    def __init__(self, when: Callable[[], bool] = lambda: True) -> None:
+        super().__init__()
+        self.when = when
+        self.held: Deferred | None = None
+        self.asked: Deferred = Deferred()
+
+    def choose(self, before: Any, after: Any) -> Any:
+        if self.held is None and self.when():
+            self.held = Deferred()
+            self.held.addCallback(lambda _: SillyPlayer.choose(self, before, after))
+            self.asked.callback(None)
+            return self.held
+        return super().choose(before, after)
+
+    def release(self) -> None:
+        self.held.callback(None)
 
 
 class SlowPlayer:

@@ -3,8 +3,15 @@
 Offers ``connect(path)``, a ``sqlite3.Connection`` on an Evolution results
 database at the current version (created if the file is new or empty,
 upgraded step by step from the versioned files in ``store_schemas/``),
-``StoreError`` (one sentence saying what is wrong with the file), ``stored``
-(a text value as the database takes it) and ``CURRENT_VERSION``.
+``check_path(path)`` (the path alone: a folder, or a missing folder, is
+refused before anything is made beside it), ``StoreError`` (one sentence
+saying what is wrong with the file), ``stored`` (a text value as the
+database takes it) and ``CURRENT_VERSION``.
+
+Processes that open one new file at the same moment (two hosts, a host and
+``evolution-results``) all get the whole store: the schema is made in one
+transaction that holds the write lock and looks again, inside it, whether
+another process has made it meanwhile.
 
 What is refused, untouched: a path in a missing folder or that is a folder,
 a file that is not SQLite, a SQLite file of another application (ours carry
@@ -27,6 +34,7 @@ come back exactly as they went in.
 from __future__ import annotations
 
 import sqlite3
+import time
 from pathlib import Path
 
 SCHEMA_DIR = Path(__file__).resolve().parent / "store_schemas"
@@ -58,14 +66,14 @@ def _read_text(data: bytes) -> str:
 def connect(path: str | Path, busy_timeout_ms: int = BUSY_TIMEOUT_MS) -> sqlite3.Connection:
     """A connection to the results database at ``path``, created or upgraded to ``CURRENT_VERSION``."""
     path = Path(path)
-    _check_path(path)
+    check_path(path)
     try:
         connection = sqlite3.connect(str(path), timeout=busy_timeout_ms / 1000, check_same_thread=False)
     except sqlite3.Error as error:
         raise StoreError(f"cannot open the results database {path}: {error}") from None
     try:
         connection.text_factory = _read_text
-        _prepare(connection, path)
+        _prepare(connection, path, busy_timeout_ms / 1000)
     except sqlite3.Error as error:
         connection.close()
         raise StoreError(f"cannot use the results database {path}: {_sentence(error)}") from None
@@ -75,7 +83,7 @@ def connect(path: str | Path, busy_timeout_ms: int = BUSY_TIMEOUT_MS) -> sqlite3
     return connection
 
 
-def _check_path(path: Path) -> None:
+def check_path(path: Path) -> None:
     if path.is_dir():
         raise StoreError(f"the results database {path} is a folder, not a file")
     if not path.parent.is_dir():
@@ -89,26 +97,74 @@ def _sentence(error: sqlite3.Error) -> str:
     return text
 
 
-def _prepare(connection: sqlite3.Connection, path: Path) -> None:
-    version = _version(connection, path)
+def _prepare(connection: sqlite3.Connection, path: Path, patience: float) -> None:
+    connection.execute("BEGIN")  # one snapshot: another process may be creating the schema right now
+    try:
+        version = _version(connection, path)
+    finally:
+        connection.rollback()
     if version > CURRENT_VERSION:
         raise StoreError(
             f"the results database {path} is of version {version}, newer than this program's {CURRENT_VERSION};"
             " use a newer evolution-host"
         )
-    connection.execute("PRAGMA journal_mode = WAL")
+    _write_ahead_log(connection, patience)
     connection.execute("PRAGMA synchronous = NORMAL")
     connection.execute("PRAGMA foreign_keys = ON")
-    if version == CURRENT_VERSION:
-        return
+    if version < CURRENT_VERSION:
+        _create_or_upgrade(connection, path)
+
+
+def _write_ahead_log(connection: sqlite3.Connection, patience: float) -> None:
+    """WAL mode; SQLite may refuse it at once while another process opens the same new file: try again."""
+    deadline = time.monotonic() + patience
+    while True:
+        try:
+            connection.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
+
+
+def _create_or_upgrade(connection: sqlite3.Connection, path: Path) -> None:
+    """Create or upgrade the schema in one transaction that holds the write lock, looking again inside it.
+
+    Another process may be doing the same at the same moment (a second host, ``evolution-results``):
+    whoever comes second waits for the lock and then finds the work done.
+    """
+    connection.execute("BEGIN IMMEDIATE")
+    try:
+        version = _version(connection, path)
+        if version < CURRENT_VERSION:
+            for statement in _statements(_script(version)):
+                connection.execute(statement)
+            connection.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+        connection.commit()
+    except BaseException:
+        connection.rollback()
+        raise
+
+
+def _script(version: int) -> str:
+    """The SQL that takes a store of ``version`` (0: a new file) to ``CURRENT_VERSION``."""
     if version == 0:
-        script = (SCHEMA_DIR / f"v{CURRENT_VERSION}.sql").read_text()
-    else:
-        script = "".join(
-            (SCHEMA_DIR / f"upgrade-v{step}-to-v{step + 1}.sql").read_text()
-            for step in range(version, CURRENT_VERSION)
-        )
-    connection.executescript(f"BEGIN;\n{script}\nPRAGMA application_id = {APPLICATION_ID};\nCOMMIT;")
+        return (SCHEMA_DIR / f"v{CURRENT_VERSION}.sql").read_text()
+    return "".join(
+        (SCHEMA_DIR / f"upgrade-v{step}-to-v{step + 1}.sql").read_text() for step in range(version, CURRENT_VERSION)
+    )
+
+
+def _statements(script: str) -> list[str]:
+    """The statements of a script, each whole (``executescript`` would commit the transaction first)."""
+    statements, current = [], ""
+    for line in script.splitlines(keepends=True):
+        current += line
+        if sqlite3.complete_statement(current):
+            statements.append(current)
+            current = ""
+    return statements
 
 
 def _version(connection: sqlite3.Connection, path: Path) -> int:

@@ -20,7 +20,9 @@ end-to-end tests and the benchmarks use.
 
 from __future__ import annotations
 
+import os
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -52,16 +54,25 @@ def twistd_command() -> list[str]:
 
 
 class HostProcess:
-    """``twistd -n evolution`` in a child process, listening on 127.0.0.1:port."""
+    """``twistd -n evolution`` in a child process, listening on 127.0.0.1:port.
 
-    def __init__(self, port: int, db: Path, log: Path, *options: str) -> None:
+    With ``own_group``, in a process group of its own with its children (the
+    store process), which ``kill_group`` ends with SIGKILL all at once.
+    """
+
+    def __init__(self, port: int, db: Path, log: Path, *options: str, own_group: bool = False) -> None:
         self.port = port
         command = [
             *twistd_command(), "--nodaemon", "--pidfile=", f"--logfile={log}",
             "evolution", "--port", f"tcp:{port}:interface=127.0.0.1", "--db", str(db), *options,
         ]
-        self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL)
+        self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, start_new_session=own_group)
         self.log = log
+
+    def kill_group(self) -> None:
+        """SIGKILL to the host and every process it started, as a machine's crash of them would."""
+        os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait(timeout=10)
 
     def wait_until_listening(self, limit: float = 20.0) -> None:
         deadline = time.monotonic() + limit

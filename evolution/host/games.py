@@ -52,7 +52,7 @@ from evolution.net.game_log import GameLog
 from evolution.net.remote_seat import CallSettings, RemoteSeat
 from evolution.net.signup import CLOSED, HostProtocol
 from evolution.outcomes import GameResult
-from evolution.text import escape, plural
+from evolution.text import escape, plural, quoted
 
 log = Logger()
 
@@ -92,11 +92,13 @@ class GameSettings:
 
 @dataclass(frozen=True)
 class Seating:
-    """A tournament game: which tournament and round, and how to score its seats before storing."""
+    """A tournament game: which tournament and round, how to score its seats before storing, and the
+    tournament's standings once it is scored (stored with it)."""
 
     tournament_id: int
     round: int
     annotate: Callable[[GameRecord], GameRecord] = lambda record: record
+    standings: Callable[[], list] = list
 
 
 @dataclass(frozen=True)
@@ -157,9 +159,9 @@ class RunningGame:
             self._hung_up += 1
             proxy = self.proxies[removal.id - 1]
             log.info(
-                "game {game}: removed {name!r} in turn {turn} ({step}): {reason}",
+                "game {game}: removed {name} in turn {turn} ({step}): {reason}",
                 game=self.id,
-                name=escape(proxy.name),
+                name=quoted(proxy.name),
                 turn=removal.turn,
                 step=removal.step,
                 reason=escape(removal.reason),
@@ -273,7 +275,7 @@ class GameRunner:
         log.info(
             "game {game} begins: {players} ({deck})",
             game=game.id,
-            players=", ".join(repr(escape(name)) for name in game.names),
+            players=", ".join(map(quoted, game.names)),
             deck=self.setup.deal(game.seed) if game.seed is None else f"seed {game.seed}",
         )
         self.tell("begin", game)
@@ -314,7 +316,7 @@ class GameRunner:
                 seat.fail(f"the host could not greet it: {value.getErrorMessage()}")
                 failure = seat.failure
             if failure is not None:
-                log.info("'{name}' is out before its first game: {reason}", name=escape(connection.name),
+                log.info("{name} is out before its first game: {reason}", name=quoted(connection.name),
                          reason=escape(failure))
             failures.append(failure)
         return failures
@@ -384,9 +386,10 @@ class GameRunner:
                 proxy.close()
         record = self._annotated(game, game.record(result, outcome))
         if self.writer is not None:
-            self.writer.write(game_operation(record, game.log.to_text()))
+            standings = game.seating.standings() if game.seating is not None else None
+            self.writer.write(game_operation(record, game.log.to_text(), standings))
         ranking = "; ".join(
-            f"{p.rank}. {escape(p.name)!r} {p.score}"
+            f"{p.rank}. {quoted(p.name)} {p.score}"
             for p in sorted(record.players, key=lambda p: p.rank or 99)
             if p.rank
         )
@@ -406,7 +409,7 @@ class GameRunner:
     def _settled(self, game: RunningGame, record: GameRecord, failed: tuple[str | None, ...]) -> None:
         for name, reason in zip(game.names, failed):
             if reason is not None:
-                log.info("game {game}: {name!r} failed after the game: {reason}", game=game.id, name=escape(name),
+                log.info("game {game}: {name} failed after the game: {reason}", game=game.id, name=quoted(name),
                          reason=escape(reason))
         game.over.callback(GameOutcome(record, game.connections, failed))
         self._wake()

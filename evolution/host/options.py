@@ -23,6 +23,7 @@ from typing import Any, NoReturn
 from twisted.python import usage
 
 from evolution import __version__
+from evolution.host.journal import RESERVE_MIB
 from evolution.net.signup import DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_REPLY, DEFAULT_NUMBER_GRACE, SIGNUP_MAX_BYTES
 from evolution.games import DEFAULT_GAME, GAME_NAMES, Game, game
 from evolution.tournament.standings import FINAL_TIEBREAKS, PLAYOFFS
@@ -52,6 +53,7 @@ WHOLE_NUMBERS = {
     "max-signups": (1000, FEWEST_PLAYERS, 1_000_000),
     "rounds": (None, 1, 1000),
     "tournaments": (1, 1, 1_000_000),
+    "journal-reserve": (RESERVE_MIB, 1, 65536),
 }
 SIGNUP_WINDOW = {"games": 10.0, "tournament": 30.0, "ladder": 1.0}
 SIGNUP_TIMEOUT = 5.0  # when the dialect names no limit of its own
@@ -177,6 +179,8 @@ class Options(usage.Options):
         ["db", None, "evolution.sqlite", "the SQLite results database (created if missing)"],
         _whole("max-message", "largest message a signed-up client may send, in bytes"),
         _whole("max-depth", "deepest nesting a client's message may have"),
+        _whole("journal-reserve", "MiB of disk reserved at start for the journal <db>.pending, so that a full disk "
+               "still keeps finished games (about 50 games of 8 players per MiB)"),
         _whole("max-connections", "most connections at once; more are answered \"game full\""),
         ["dialect", None, None, "the protocol's dialect (default: the game's first, the course's): "
          + "; ".join(f"{name} {', '.join(game(name).dialects)}" for name in GAME_NAMES)
@@ -240,6 +244,8 @@ class Options(usage.Options):
             )
         if self["signup-timeout"] is None:
             self["signup-timeout"] = chosen.dialect(self["dialect"]).signup.timeout or SIGNUP_TIMEOUT
+        if not self["db"].strip():
+            raise usage.UsageError("--db takes the path of a file, such as results.sqlite, not an empty name")
         self["setup"] = self._game_setup(chosen)
         self._check_tournament()
         self._check_port("port", self["port"])

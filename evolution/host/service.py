@@ -4,8 +4,9 @@ Offers ``build_host(options, writer, clock, stop)`` -> ``Host`` (the sign-up
 factory, the game runner and, with ``--tournament``, the tournament
 service, with ``--ladder``, the ladder service; not yet listening: tests
 use it alone), ``open_store`` (the store
-writer, its problems one ``StartupError``), ``StoreService`` (waits for the
-store's writes when the application stops), ``LobbyService`` (stops the host
+writer, its problems one ``StartupError``), ``StoreService`` (starts the
+store process once the reactor runs, and waits for it, at most ``STOP_LIMIT``
+seconds, when the application stops), ``LobbyService`` (stops the host
 after ``--games`` games; when stopped, closes the lobby and stores running
 games as aborted) and ``allow_open_files``. The whole application, with the
 listening endpoints and the web view, is ``evolution.application``.
@@ -23,6 +24,7 @@ from twisted.application import service
 from twisted.logger import Logger
 
 from evolution.host.games import GameRunner, GameSettings
+from evolution.host.journal import RESERVE_MIB
 from evolution.host.ladder import LadderService, kept_standings
 from evolution.host.options import Options, StartupError, TwistdOptions
 from evolution.host.store import StoreError
@@ -42,10 +44,15 @@ SPARE_FILES = 64  # open files besides the connections: the store, logs, listeni
 
 
 class StoreService(service.Service):
-    """When the application stops, waits for the store writer's writes and closes the database."""
+    """Starts the store process once the reactor runs; when the application stops, waits for it (bounded)."""
 
-    def __init__(self, writer: StoreWriter) -> None:
+    def __init__(self, writer: StoreWriter, reactor: Any) -> None:
         self.writer = writer
+        self.reactor = reactor
+
+    def startService(self) -> None:
+        super().startService()
+        self.reactor.callWhenRunning(self.writer.start)  # after twistd has forked and shed privileges
 
     def stopService(self) -> Any:
         super().stopService()
@@ -137,9 +144,9 @@ def build_host(options: Options, writer: StoreWriter, clock: Any, stop: Callable
     return Host(SignupFactory(config, policy, clock), runner, tournaments, ladder)
 
 
-def open_store(path: str, reactor: Any) -> StoreWriter:
+def open_store(path: str, reactor: Any, reserve_mib: int = RESERVE_MIB) -> StoreWriter:
     """The store writer on ``path``, its journal applied; tournaments a killed host left running marked."""
-    writer = StoreWriter(path, reactor)
+    writer = StoreWriter(path, reactor, reserve=reserve_mib * 2**20)
     try:
         writer.open()
     except StoreError as error:

@@ -5,7 +5,7 @@ Offers ``ResultsStore``:
 - ``open(path)`` (``evolution.host.database.connect``: refuses what is not
   ours, creates or upgrades the rest);
 - writes, each one transaction that may be applied twice without harm (the
-  journal of ``evolution.host.store_writer`` replays them after a failure):
+  journal, ``evolution.host.journal``, replays them after a failure):
   ``apply(operation)`` for an operation made by ``game_operation``,
   ``tournament_begun``, ``round_over`` or ``tournament_over`` (plain JSON
   data, so it can wait in a journal file), and ``record(game, log)``, which
@@ -22,8 +22,8 @@ Offers ``ResultsStore``:
 and ``reading(path, use)``, what the command-line tools do with a store:
 open an existing one, use it, close it.
 
-The host never calls the write methods on the reactor thread: they run on
-``StoreWriter``'s thread. The command-line tools read on their own.
+The host never calls the write methods itself: they run in its store process
+(``evolution.host.store_process``). The command-line tools read on their own.
 """
 
 from __future__ import annotations
@@ -51,11 +51,20 @@ T = TypeVar("T")
 # -- operations: what a write is, as data -------------------------------------------
 
 
-def game_operation(game: GameRecord, log: list | str | None = None) -> Operation:
-    """Store a game (it must carry its id) with its message log: entries, or their JSON text (ASCII)."""
+def game_operation(
+    game: GameRecord, log: list | str | None = None, entrants: Iterable[EntrantRecord] | None = None
+) -> Operation:
+    """Store a game (it must carry its id) with its message log: entries, or their JSON text (ASCII).
+
+    A tournament's game carries its ``entrants``' standings as they are with it, stored in the same
+    transaction: the standings stored always count every game stored, even mid-round.
+    """
     if game.id is None:
         raise ValueError("a game is stored under the id the host gave it")
-    return {"op": "game", "game": game.to_json(), "log": log}
+    operation = {"op": "game", "game": game.to_json(), "log": log}
+    if entrants is not None:
+        operation["entrants"] = [_plain(entrant) for entrant in entrants]
+    return operation
 
 
 def tournament_begun(tournament: TournamentRecord) -> Operation:
@@ -118,7 +127,8 @@ class ResultsStore:
         kind = operation["op"]
         with self.connection:
             if kind == "game":
-                self._store_game(GameRecord.from_json(operation["game"]), operation.get("log"))
+                game = GameRecord.from_json(operation["game"])
+                self._store_game(game, operation.get("log"), operation.get("entrants"))
             elif kind == "tournament-begun":
                 self._begin_tournament(operation["tournament"])
             elif kind == "round-over":
@@ -128,7 +138,7 @@ class ResultsStore:
             else:
                 raise ValueError(f"unknown store operation {kind!r}")
 
-    def _store_game(self, game: GameRecord, log: list | str | None) -> None:
+    def _store_game(self, game: GameRecord, log: list | str | None, entrants: list[dict] | None) -> None:
         execute = self.connection.execute
         inserted = execute(
             "INSERT INTO games (id, started_at, ended_at, deck, seed, turns, outcome, tournament_id, round, settings,"
@@ -156,6 +166,8 @@ class ResultsStore:
             text = log if isinstance(log, str) else json.dumps(log, separators=(",", ":"))
             blob = zlib.compress(text.encode("ascii"), 6)
             execute("INSERT INTO game_logs (game_id, format, log) VALUES (?, ?, ?)", (game.id, LOG_FORMAT, blob))
+        if entrants and game.tournament_id is not None:
+            self._update_entrants(game.tournament_id, entrants)
         if game.ladder:
             self._count_in_ladder(game)
 

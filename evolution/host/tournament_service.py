@@ -24,7 +24,7 @@ from evolution.host.records import EntrantRecord, TournamentRecord
 from evolution.host.store import tournament_begun
 from evolution.host.tournaments import TournamentRun, TournamentSettings
 from evolution.net.lobbies import SignupPeriods
-from evolution.text import escape, plural
+from evolution.text import plural, quoted
 
 log = Logger()
 
@@ -78,7 +78,7 @@ class TournamentService(service.Service):
         log.error(
             "tournament {id}: only {count} signed up, {needed} needed; no tournament (empty): {names}",
             id=tournament_id, count=len(players), needed=self.policy.minimum,
-            names=", ".join(repr(escape(connection.name)) for connection in players) or "nobody",
+            names=", ".join(quoted(connection.name) for connection in players) or "nobody",
         )
         entrants = tuple(EntrantRecord(k, connection.name) for k, connection in enumerate(players, start=1))
         started = now()

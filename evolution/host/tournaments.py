@@ -21,10 +21,11 @@ for the winners) and is hung up on; a winner that fails its farewell is no
 longer a winner, as in the course's reference manager.
 
 Stored as it happens (``evolution.host.store``): the tournament and its
-entrants when it begins, each game when it ends, the standings after each
-round, the winners and the status at the end. A host killed mid-tournament
-leaves every finished game and round in the store; the next start marks the
-tournament "interrupted".
+entrants when it begins, each game when it ends with the standings after it
+(in one transaction), the standings after each round, the winners and the
+status at the end. A host killed mid-tournament leaves every finished game
+and round in the store, and standings that count every game stored; the
+next start marks the tournament "interrupted".
 
 Logged: a line when the tournament and each round begin, a progress line
 each time a game ends (round k of n, games done and running), a one-line
@@ -45,7 +46,7 @@ from evolution.host.games import GameOutcome, GameRunner, Seating, now
 from evolution.host.records import EntrantRecord, GameRecord, RoundRecord, TournamentRecord
 from evolution.host.store import round_over, tournament_begun, tournament_over
 from evolution.net.signup import PLAYING
-from evolution.text import escape, plural
+from evolution.text import escape, plural, quoted
 from evolution.tournament.formats import Knockout, Swiss
 from evolution.tournament.manager import TournamentManager
 from evolution.tournament.standings import PLAYOFFS, Entrant, GameReport, Seat
@@ -109,7 +110,7 @@ class TournamentRun:
         log.info(
             "tournament {id} ({kind}) begins with {players}: {names}",
             id=self.id, kind=self.settings.format, players=plural(len(self.entrants), "player"),
-            names=", ".join(repr(escape(e.name)) for e in self.entrants),
+            names=", ".join(quoted(e.name) for e in self.entrants),
         )
         self.tell("begin")
         greeted = self.runner.greet([entrant.handle for entrant in self.entrants])
@@ -170,7 +171,7 @@ class TournamentRun:
                 "tournament {id} is over after {rounds}: {winners}; {failed} failed; hanging up on {players} "
                 "still in",
                 id=self.id, rounds=plural(self.manager.round, "round"),
-                winners=("won by " + ", ".join(repr(escape(w.name)) for w in winners)) if winners else "no winner",
+                winners=("won by " + ", ".join(quoted(w.name) for w in winners)) if winners else "no winner",
                 failed=sum(1 for e in self.entrants if e.failure), players=plural(still_in, "player"),
             )
         for entrant in self.entrants:
@@ -203,7 +204,7 @@ class TournamentRun:
             report["game"] = self.manager.settle(_report(record, game), round)
             return self._annotate(record, report["game"], game)
 
-        seating = Seating(self.id, round, scored)
+        seating = Seating(self.id, round, scored, self.entrant_records)
         return self.runner.play([entrant.handle for entrant in game], seating).addCallback(settled)
 
     def _annotate(self, record: GameRecord, report: GameReport, game: list[Entrant]) -> GameRecord:
@@ -227,7 +228,7 @@ class TournamentRun:
         if entrant.failure is None and entrant.active and self.status == "running":
             entrant.fail(self.manager.round, reason)
             log.info(
-                "tournament {id}: {name!r} is out: {reason}", id=self.id, name=escape(entrant.name),
+                "tournament {id}: {name} is out: {reason}", id=self.id, name=quoted(entrant.name),
                 reason=escape(reason),
             )
             self.runner.hang_up(entrant.handle, reason)
@@ -285,16 +286,16 @@ class TournamentRun:
             leader = standings[0][1] if standings and standings[0][0] else None
             if leader is not None:
                 mu, sigma = self.format.rating(leader)
-                text += f"; leader {escape(leader.name)!r} with {plural(leader.points, 'point')} (rating {mu:.1f} +- {sigma:.1f})"
+                text += f"; leader {quoted(leader.name)} with {plural(leader.points, 'point')} (rating {mu:.1f} +- {sigma:.1f})"
         else:
             text += "; " + self._knockout_outcome(round, playing)
         if failed:
-            text += f"; {len(failed)} failed: " + ", ".join(repr(escape(e.name)) for e in failed)
+            text += f"; {len(failed)} failed: " + ", ".join(quoted(e.name) for e in failed)
         return text
 
     def _knockout_outcome(self, round: int, playing: list[Entrant]) -> str:
         """What a knockout round decided: who goes on, who is tied for a play-off, or who won."""
-        format, names = self.format, lambda entrants: ", ".join(repr(escape(e.name)) for e in entrants)
+        format, names = self.format, lambda entrants: ", ".join(quoted(e.name) for e in entrants)
         if format.done:
             return f"won by {names(format.winners)}" if format.winners else "no winner"
         if format.playoff is not None:

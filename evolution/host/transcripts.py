@@ -30,7 +30,7 @@ import json
 from typing import Any, Sequence
 
 from evolution.host.records import GameRecord
-from evolution.text import escape, plural, short
+from evolution.text import escape, plural, quoted
 
 Json = Any
 DIRECTIONS = {"out": "received", "in": "sent", "fail": "failed"}
@@ -75,7 +75,7 @@ def _removal_text(removed: Json) -> str:
 def transcript_lines(data: Json) -> list[str]:
     """The transcript as text: a header naming the seats, then one line per message, failure and removal."""
     seats = data["seats"]
-    names = ", ".join(f"seat {seat['seat']} '{short(seat['name'], NAME_SHOWN)}'" for seat in seats)
+    names = ", ".join(f"seat {seat['seat']} {quoted(seat['name'], NAME_SHOWN)}" for seat in seats)
     lines = [
         f"game #{data['id']} ({escape(data['game'])}, {escape(data['outcome'])}): what "
         f"{'the seat' if len(seats) == 1 else plural(len(seats), 'seat')} received and sent;"

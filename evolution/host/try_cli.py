@@ -40,7 +40,7 @@ from evolution.host.records import GameRecord, SeatRecord
 from evolution.host.store import ResultsStore, StoreError
 from evolution.host.transcripts import transcript, transcript_lines
 from evolution.host.tryout import Tryout, TryoutOutcome, TryoutSettings
-from evolution.text import escape, plural, short
+from evolution.text import escape, plural, quoted, short
 
 NAME_WIDTH = 24
 
@@ -164,7 +164,7 @@ def report(outcome: TryoutOutcome, settings: TryoutSettings, house: set[str]) ->
     lines = [""]
     if outcome.games:
         name = bot_seat(outcome.games[0], house).name
-        lines += [f"the bot signed up as '{short(name, 64)}'", f"  game  seat  {'rank':>4}  {'score':>5}  the house"]
+        lines += [f"the bot signed up as {quoted(name)}", f"  game  seat  {'rank':>4}  {'score':>5}  the house"]
         for record in outcome.games:
             seat = bot_seat(record, house)
             others = ", ".join(f"{short(other.name, NAME_WIDTH)} {'-' if other.score is None else other.score}"

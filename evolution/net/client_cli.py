@@ -38,7 +38,7 @@ from twisted.internet.task import deferLater, react
 from evolution.cli import ArgumentParser, seconds, whole_number
 from evolution.games import DEFAULT_GAME, GAME_NAMES, Game, game
 from evolution.net.client import ClientError, play_remote
-from evolution.text import escape, plural, short
+from evolution.text import escape, plural, quoted
 
 
 def load_strategy(spec: str, chosen: Game | None = None) -> Any:
@@ -143,7 +143,7 @@ def main(argv: list[str] | None = None) -> None:
     except ValueError as error:
         parser().error(f"--name: {error}")
 
-    label = f"evolution-client '{short(args.name, 64)}'"
+    label = f"evolution-client {quoted(args.name)}"
     tls = None
     if args.tls or args.ca:
         from evolution.net.endpoints import EndpointUnavailable, client_tls  # TLS loads only when asked for

@@ -45,7 +45,7 @@ that ends in ``#k`` is always the host's doing, and dropping that ``#k``
 gives the name the bot sent. A bot that signs up with ``["sign-up", name]``
 is told the name it got in the reply, ``["ok", name]``; the plain string
 form keeps the course's bare "ok". Log lines show names through
-``evolution.text.short``.
+``evolution.text.quoted``.
 """
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ from twisted.python.failure import Failure
 from evolution.games import SignupRules
 from evolution.jsonwire.framing import DEFAULT_MAX_DEPTH, encode_message
 from evolution.net.json_protocol import JSONStreamProtocol
-from evolution.text import escape, short
+from evolution.text import escape, quoted
 
 log = Logger()
 
@@ -76,7 +76,6 @@ for any reasonable whitespace while keeping the reading of one message to a few 
 whatever bytes it holds (the framing scanner reads about 2 bytes a microsecond at worst)."""
 DEFAULT_MAX_CONNECTIONS = 4096
 DEFAULT_NUMBER_GRACE = 0.05
-NAME_SHOWN = 64  # characters of a name in a log line
 ASK_NAME = "sign-up"  # ["sign-up", name]: sign up, and be told the name the host gives
 _HOST_SUFFIX = re.compile(r"#[0-9]+\Z")
 _JSON_KINDS = {dict: "an object", list: "an array", bool: "true or false", int: "a number", float: "a number",
@@ -312,9 +311,9 @@ class SignupFactory(ServerFactory):
         connection.signed_up(unique_name(sent, taken), tell)
         self.lobby.append(connection)
         log.info(
-            "signed up '{name}'{sent} from {peer} ({count} waiting)",
-            name=short(connection.name, NAME_SHOWN),
-            sent="" if sent == connection.name else f" (it sent '{short(sent, NAME_SHOWN)}', taken or of the host's form)",
+            "signed up {name}{sent} from {peer} ({count} waiting)",
+            name=quoted(connection.name),
+            sent="" if sent == connection.name else f" (it sent {quoted(sent)}, taken or of the host's form)",
             peer=connection.peer,
             count=len(self.lobby),
         )
@@ -333,7 +332,7 @@ class SignupFactory(ServerFactory):
             self.lobby.remove(connection)
             connection.state = CLOSED
             log.info(
-                "'{name}' left the lobby: {reason}", name=short(connection.name, NAME_SHOWN), reason=escape(reason)
+                "{name} left the lobby: {reason}", name=quoted(connection.name), reason=escape(reason)
             )
             self.policy.left()
 

@@ -9,7 +9,7 @@ Server-Sent Events that push each page's picture when it changes.
 - ``site``: routes, security headers, JSON answers, event streams;
 - ``push``: the hub of event streams, with a bound per watcher;
 - ``view``: what each page shows, from the game runner and the store;
-- ``reader``: reading the results store on a thread of its own;
+- ``reader``: reading the results store in a process of its own, with a time limit;
 - ``summaries``, ``tables``, ``frames``: the JSON of games, tables and
   replays (pure functions).
 """

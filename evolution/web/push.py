@@ -48,6 +48,8 @@ from twisted.logger import Logger
 from twisted.web.server import Request
 from zope.interface import implementer
 
+from evolution.web.reader import Busy
+
 log = Logger()
 
 RETRY_MS = 3000  # how long a browser waits before it reconnects (never sooner than a second)
@@ -265,8 +267,13 @@ class Hub:
         topic.flushed = self.clock.seconds()
         rendered = maybeDeferred(topic.render)
         rendered.addCallback(self._deliver, topic)
-        rendered.addErrback(lambda failure: log.failure("the web view could not draw {topic}", failure, topic=topic.key))
+        rendered.addErrback(self._not_drawn, topic)
         rendered.addBoth(self._rendered, topic)
+
+    @staticmethod
+    def _not_drawn(failure: Any, topic: Topic) -> None:
+        if not failure.check(Busy):  # a store that does not answer is logged by its reader, once
+            log.failure("the web view could not draw {topic}", failure, topic=topic.key)
 
     def _rendered(self, _: Any, topic: Topic) -> None:
         topic.rendering = False

@@ -1,21 +1,33 @@
-"""Reading the results store for the web view, on a thread of its own.
+"""Reading the results store for the web view, in a process of its own, with a time limit.
 
-Offers ``StoreReader(path, reactor)`` and ``Busy``:
+Offers ``StoreReader(path, reactor, max_waiting, read_limit)``, ``Busy``
+and ``Unanswered`` (a ``Busy``: each message is the sentence a page shows
+with its 503):
 
-- ``start()`` / ``stop()`` (the web service calls them);
-- ``read(function, *args)``: runs ``function(store, *args)`` on the reader's
-  one thread, with a read connection of its own (``ResultsStore``, opened
-  there on first use), and fires on the reactor thread with the result.
-  Reads keep their order. At most ``max_waiting`` reads wait at once; one
-  more fails at once with ``Busy`` (the page answers 503 and the browser
-  tries again later), so a flood of requests cannot queue unbounded work;
+- ``start()`` / ``stop()`` (the web service calls them; the read process
+  starts once the reactor runs, or with the first read, and ends with
+  ``stop()``, which fires once it has, or after ``STOP_LIMIT`` seconds);
+- ``read(function, *args)``: ``function(store, *args)`` in the read process
+  (``evolution.host.read_process``, its own read connection), firing on the
+  reactor with the result. ``function`` must be a module-level function of
+  this program (it travels by name); the arguments and the result travel
+  pickled. Reads keep their order. At most ``max_waiting`` wait at once; one
+  more fails at once with ``Busy``, so a flood of requests cannot queue
+  unbounded work;
+- a read not answered within ``read_limit`` seconds fails with
+  ``Unanswered``, and is logged (once, until the store answers again, which
+  is logged too); while one is overdue, new reads fail at once with
+  ``Unanswered`` rather than queue behind it;
 
 and the reads the pages need, each a handful of small queries:
 ``recent_games(store, limit, before)``, ``game_and_log(store, id)``,
-``tournament_and_games(store, id)``, ``all_tournaments(store)``.
+``stored_game(store, id)``, ``tournament_and_games(store, id)``,
+``all_tournaments(store)``.
 
-SQLite in WAL mode lets this connection read while the store writer's
-thread writes; the reactor never waits on the disk.
+SQLite in WAL mode lets this connection read while the store process
+writes. A process and not a thread: a read on a hung disk blocks in the
+kernel where nothing can interrupt it, and a thread so blocked would keep
+the host's own process from ending (``evolution.host.child``).
 """
 
 from __future__ import annotations
@@ -23,63 +35,135 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable, TypeVar
 
-from twisted.internet.defer import Deferred, fail
-from twisted.internet.threads import deferToThreadPool
-from twisted.python.threadpool import ThreadPool
+from twisted.internet.defer import Deferred, fail, succeed
+from twisted.logger import Logger
 
+from evolution.host.child import ChildProcess
 from evolution.host.records import GameRecord, TournamentRecord
 from evolution.host.store import ResultsStore
 
+log = Logger()
 T = TypeVar("T")
 MAX_WAITING = 32
+READ_LIMIT = 5.0
+STOP_LIMIT = 2.0  # seconds stop() waits for the read process to end (it ends by itself later if its disk hangs)
 
 
 class Busy(Exception):
     """Too many reads are waiting; try again later."""
 
 
+class Unanswered(Busy):
+    """The results store did not answer in time (its disk may hang); try again later."""
+
+
 class StoreReader:
-    def __init__(self, path: str | Path, reactor: Any, max_waiting: int = MAX_WAITING) -> None:
+    def __init__(
+        self, path: str | Path, reactor: Any, max_waiting: int = MAX_WAITING, read_limit: float = READ_LIMIT
+    ) -> None:
         self.path = Path(path)
         self.reactor = reactor
         self.max_waiting = max_waiting
-        self.waiting = 0
-        self.pool = ThreadPool(minthreads=1, maxthreads=1, name="evolution-web-reader")
-        self._store: ResultsStore | None = None  # touched only on the pool's thread
+        self.read_limit = read_limit
+        self.running = False
+        self.overdue_since: float | None = None
+        self._child: ChildProcess | None = None
+        self._calls: dict[int, tuple[Deferred, Any]] = {}  # number: (its Deferred, its time limit)
+        self._count = 0
+
+    @property
+    def waiting(self) -> int:
+        return len(self._calls)
+
+    @property
+    def started(self) -> bool:
+        """Whether the read process runs."""
+        return self._child is not None
 
     def start(self) -> None:
-        self.pool.start()
+        """Start the read process now (once the reactor runs), so the first page does not wait for it."""
+        self.running = True
+        self.reactor.callWhenRunning(self._warm)
 
-    def stop(self) -> None:
-        """Close the connection (after the reads under way) and stop the thread."""
-        if self.pool.started:
-            self.pool.callInThread(self._close)
-            self.pool.stop()
+    def _warm(self) -> None:
+        if self.running and self._child is None:
+            self._start_child()
 
-    def _close(self) -> None:
-        if self._store is not None:
-            self._store.close()
-            self._store = None
-
-    def _run(self, function: Callable[..., T], args: tuple) -> T:
-        if self._store is None:
-            self._store = ResultsStore.open(self.path)
-        return function(self._store, *args)
+    def stop(self) -> Deferred[bool]:
+        """Fail the reads under way and end the read process; fires once it has ended, or after ``STOP_LIMIT`` s."""
+        self.running = False
+        for number in list(self._calls):
+            self._fail(number, Unanswered("the web view is stopping"))
+        child, self._child = self._child, None
+        return child.finish(STOP_LIMIT) if child is not None else succeed(True)
 
     def read(self, function: Callable[..., T], *args: Any) -> Deferred[T]:
-        if self.waiting >= self.max_waiting:
-            return fail(Busy(f"{self.waiting} reads of the results store are waiting"))
-        self.waiting += 1
-        done = deferToThreadPool(self.reactor, self.pool, self._run, function, args)
-        done.addBoth(self._one_done)
+        if self.overdue_since is not None:
+            return fail(self._unanswered())
+        if len(self._calls) >= self.max_waiting:
+            return fail(Busy("the web view is busy; try again in a moment"))
+        if self._child is None:
+            self._start_child()
+        self._count += 1
+        done: Deferred = Deferred()
+        self._calls[self._count] = (done, self.reactor.callLater(self.read_limit, self._overdue, self._count))
+        self._child.send((self._count, function, args))
         return done
 
-    def _one_done(self, result: Any) -> Any:
-        self.waiting -= 1
-        return result
+    def _start_child(self) -> None:
+        child = ChildProcess(self.reactor, "evolution.host.read_process", [str(self.path)], self._answered)
+        self._child = child
+        child.start()
+        child.ended.addCallback(self._ended, child)
+
+    def _answered(self, message: tuple) -> None:
+        number, ok, value = message
+        if self.overdue_since is not None:
+            log.info("the results store answers again, after {seconds:.1f} s",
+                     seconds=self.reactor.seconds() - self.overdue_since)
+            self.overdue_since = None
+        entry = self._calls.pop(number, None)
+        if entry is None:  # answered too late: its page was answered 503 already
+            return
+        done, limit = entry
+        limit.cancel()
+        if ok:
+            done.callback(value)
+        else:
+            done.errback(value)
+
+    def _overdue(self, number: int) -> None:
+        if self.overdue_since is None:
+            self.overdue_since = self.reactor.seconds()
+            log.error(
+                "the results store has not answered a read within {limit:g} s (is the disk of {db} hung?);"
+                " pages that need it answer 503 until it does",
+                limit=self.read_limit, db=self.path,
+            )
+        done, _limit = self._calls.pop(number)
+        done.errback(self._unanswered())
+
+    def _unanswered(self) -> Unanswered:
+        return Unanswered(f"the results store has not answered within {self.read_limit:g} s; try again in a moment")
+
+    def _fail(self, number: int, error: Exception) -> None:
+        done, limit = self._calls.pop(number)
+        if limit.active():
+            limit.cancel()
+        done.errback(error)
+
+    def _ended(self, status: int, child: ChildProcess) -> None:
+        if child is not self._child:
+            return
+        self._child = None
+        if self._calls:
+            log.error("the read process of the web view ended (status {status}); the next read starts another",
+                      status=status)
+        for number in list(self._calls):
+            self._fail(number, RuntimeError("the read process ended"))
 
 
-# -- reads (on the reader's thread) -------------------------------------------------
+# -- reads (in the read process) -------------------------------------------------
 
 
 def recent_games(store: ResultsStore, limit: int, before: int | None = None) -> list[GameRecord]:
@@ -90,6 +174,10 @@ def recent_games(store: ResultsStore, limit: int, before: int | None = None) -> 
 def game_and_log(store: ResultsStore, game_id: int) -> tuple[GameRecord | None, list | None]:
     game = store.game(game_id)
     return game, (store.game_log(game_id) if game is not None else None)
+
+
+def stored_game(store: ResultsStore, game_id: int) -> GameRecord | None:
+    return store.game(game_id)
 
 
 def tournament_and_games(store: ResultsStore, tournament_id: int) -> tuple[TournamentRecord | None, list[GameRecord]]:

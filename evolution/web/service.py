@@ -12,8 +12,8 @@ Offers:
   between reads of a watched picture that comes from the store, 5) and the
   push hub's (``interval``, ``stall_limit``, ``max_watchers``, ...:
   ``evolution.web.push.Hub``);
-- ``WebService``: starts the store reader's thread, listens, and on stop
-  ends every event stream, stops listening and joins the reader's thread;
+- ``WebService``: starts the store reader, listens, and on stop ends every
+  event stream, stops listening and ends the reader's process (a bounded wait);
 - ``WebApp(reactor, runner, lobby, db_path, tournaments=None, **settings)``:
   the parts (``view``, ``hub``, ``reader``, ``site``) without the listening
   port, for tests; ``start()`` and ``stop()``;
@@ -29,6 +29,7 @@ from typing import Any
 
 from twisted.application import service
 from twisted.internet import endpoints
+from twisted.internet.defer import Deferred, gatherResults, maybeDeferred
 from twisted.web.server import Site
 
 from evolution.net.endpoints import ListeningService
@@ -68,11 +69,11 @@ class WebApp:
     def start(self) -> None:
         self.reader.start()
 
-    def stop(self) -> None:
-        """End every event stream, stop following the host, join the reader's thread."""
+    def stop(self) -> Deferred[bool]:
+        """End every event stream, stop following the host, end the read process (a bounded wait)."""
         self.view.stop()
         self.hub.close()
-        self.reader.stop()
+        return self.reader.stop()
 
 
 class WebService(service.MultiService):
@@ -86,8 +87,7 @@ class WebService(service.MultiService):
         super().startService()
 
     def stopService(self) -> Any:
-        self.app.stop()
-        return super().stopService()
+        return gatherResults([self.app.stop(), maybeDeferred(super().stopService)])
 
 
 def web_service(

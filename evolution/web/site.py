@@ -238,7 +238,7 @@ class WebResource(Resource):
                 return write_error(404, failure.getErrorMessage())
             if failure.check(Busy):
                 request.setHeader(b"Retry-After", b"2")
-                return write_error(503, "the web view is busy; try again in a moment")
+                return write_error(503, failure.getErrorMessage())
             log.failure("the web view failed to answer {uri}", failure, uri=request.uri)
             return write_error(500, "the web view could not answer this; the host's log says why")
 

@@ -2,8 +2,8 @@
 
 Offers ``WebView`` and ``TournamentSource``. ``WebView(runner, lobby,
 reader, clock, tournaments=None)`` follows the game runner (``runner.watch``)
-and answers, as JSON (Deferreds where the store is read, on the reader's
-thread):
+and answers, as JSON (Deferreds where the store is read, in the reader's
+process; a read it does not answer in time fails with ``Unanswered``, a 503):
 
 - ``overview()``: the lobby, running games, running and recent tournaments
   with their standings, recent games, the rating leaderboard, the top of the
@@ -20,7 +20,7 @@ entries the step added (``Narrator``); nothing else runs in the game's call.
 
 Games are read from memory while they run and for the last
 ``keep_finished`` after they end (so a game's page shows its result at
-once, before the store writer's thread has stored it), else from the store.
+once, before the store process has stored it), else from the store.
 Tournaments come from ``tournaments`` (a ``TournamentSource``) while it runs
 them, else from the store, read again when one of their games ends and
 every few seconds while someone watches.
@@ -41,7 +41,15 @@ from twisted.python.failure import Failure
 from evolution.host.records import GameRecord
 from evolution.host.transcripts import NoSuchSeat, transcript
 from evolution.web.frames import replay_frames
-from evolution.web.reader import StoreReader, all_tournaments, game_and_log, recent_games, tournament_and_games
+from evolution.web.reader import (
+    Busy,
+    StoreReader,
+    all_tournaments,
+    game_and_log,
+    recent_games,
+    stored_game,
+    tournament_and_games,
+)
 from evolution.web.summaries import LEADERS, finished_game, leaderboard, lobby_digest, lobby_json, running_game
 
 log = Logger()
@@ -122,6 +130,11 @@ def _replay(record: GameRecord, entries: list | None) -> Encoded:
     return Encoded.of(replay_frames(record, entries))
 
 
+def _replay_of_text(_store: Any, record: GameRecord, log_text: str) -> Encoded:
+    """A game the host still holds in memory, replayed in the read process (the work is not the reactor's)."""
+    return _replay(record, json.loads(log_text))
+
+
 def _stored_replay(store: Any, game_id: int) -> Encoded:
     record, entries = game_and_log(store, game_id)
     if record is None:
@@ -152,6 +165,15 @@ def _transcript(record: GameRecord | None, entries: list | None, game_id: int, s
         return transcript(record, entries, seat)
     except NoSuchSeat as error:
         raise Missing(str(error)) from None
+
+
+def _transcript_of_text(_store: Any, record: GameRecord, log_text: str, seat: int | None) -> Json:
+    """A game the host still holds in memory, its transcript made in the read process."""
+    return _transcript(record, json.loads(log_text), record.id, seat)
+
+
+def _stored_transcript(store: Any, game_id: int, seat: int | None) -> Json:
+    return _transcript(*game_and_log(store, game_id), game_id, seat)
 
 
 class WebView:
@@ -248,9 +270,12 @@ class WebView:
         return self._stored_reading.wait()
 
     def _stored_read(self, result: Any) -> Json:
-        """A read that fails leaves the old picture (and is tried again at the next change)."""
+        """A read the store does not answer in time is a 503 (the reader logs it); another failure leaves the
+        old picture (and is tried again at the next change)."""
         self._stored_reading = None
         if isinstance(result, Failure):
+            if result.check(Busy):
+                return result
             log.failure("the web view could not read the results store", result)
         else:
             self._stored, self._stored_at = result, self.clock.seconds()
@@ -316,7 +341,7 @@ class WebView:
             return succeed(live)
         if game_id in self.finished:
             return succeed(self.finished_json(self.finished[game_id][0]))
-        return self.reader.read(lambda store: store.game(game_id)).addCallback(
+        return self.reader.read(stored_game, game_id).addCallback(
             lambda record: None if record is None else self.finished_json(record)
         )
 
@@ -330,7 +355,7 @@ class WebView:
         if game_id not in self._replaying:
             if game_id in self.finished:
                 record, log = self.finished[game_id]
-                reading = self.reader.read(lambda _store: _replay(record, log.to_json()))
+                reading = self.reader.read(_replay_of_text, record, log.to_text())
             else:
                 reading = self.reader.read(_stored_replay, game_id)
             self._replaying[game_id] = Pending(reading, lambda result: self._replayed(result, game_id))
@@ -342,8 +367,8 @@ class WebView:
             return fail(Missing(f"game {game_id} is still running: its transcript comes when it is over"))
         if game_id in self.finished:
             record, log = self.finished[game_id]
-            return self.reader.read(lambda _store: _transcript(record, log.to_json(), game_id, seat))
-        return self.reader.read(lambda store: _transcript(*game_and_log(store, game_id), game_id, seat))
+            return self.reader.read(_transcript_of_text, record, log.to_text(), seat)
+        return self.reader.read(_stored_transcript, game_id, seat)
 
     def _replayed(self, result: Any, game_id: int) -> Any:
         del self._replaying[game_id]

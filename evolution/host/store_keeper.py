@@ -1,0 +1,197 @@
+"""Every write applied to the results database in order, or kept in the journal until it can be.
+
+Offers ``Keeper(open_store, journal, report, rejected_path)``, the rules of the
+store writer, run on one thread (the store process's, or the host's while it
+starts), and ``describe(operation)`` (``game #7``, ``round 2 of tournament
+#1`` ...) for log lines:
+
+- ``start()`` takes up what the journal holds and applies what the database takes;
+- ``write(operation)`` -> True once the database holds it, False once it is
+  kept for later (in the journal, or in memory while even the journal's
+  reserve is full);
+- ``retry()`` applies the waiting writes again; ``finish()`` once more,
+  then reports what waits where; ``waiting``, the writes not taken yet.
+
+The rules. When the database refuses a write for a reason that may pass
+(locked, full, an I/O error: ``sqlite3.OperationalError``; or it cannot be
+opened at all, ``open_store`` failing with ``StoreError``), the write goes
+to the journal, synced, and so does every later write while the journal is
+not empty (order matters: a game refers to its tournament, a round's
+standings follow the round before). Writes leave the journal in order; once
+the database holds them all the journal is cleared. Applying a write twice
+changes nothing, so a crash between the database taking a write and the
+journal being cleared loses nothing either. A write the database will never
+take (it breaks a constraint: a bug) is moved to ``<db>.rejected`` with the
+reason and reported, so it cannot block the writes behind it.
+
+``report(level, text)`` hears every line worth logging ("info", "warn",
+"error", "critical").
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+from typing import Callable
+
+from evolution.host.journal import Journal, Operation
+from evolution.host.store import ResultsStore, StoreError
+
+Report = Callable[[str, str], None]
+
+
+def describe(operation: Operation) -> str:
+    kind = operation["op"]
+    if kind == "game":
+        return f"game #{operation['game']['id']}"
+    if kind == "tournament-begun":
+        return f"the start of tournament #{operation['tournament']['id']}"
+    if kind == "round-over":
+        return f"round {operation['round']['round']} of tournament #{operation['tournament']}"
+    return f"the end of tournament #{operation['tournament']}"
+
+
+class Keeper:
+    """The database and its journal, written on one thread."""
+
+    def __init__(
+        self, open_store: Callable[[], ResultsStore], journal: Journal, report: Report, rejected_path: Path
+    ) -> None:
+        self.open_store = open_store
+        self.store: ResultsStore | None = None
+        self.journal = journal
+        self.report = report
+        self.rejected_path = rejected_path
+        self.waiting: list[Operation] = []  # not taken yet, in order; the journal holds the first `journaled`
+        self.journaled = 0
+        self._short_of_room = False
+
+    def start(self) -> None:
+        try:
+            self.store = self.open_store()  # now, while the disk may still have room for its -shm and -wal
+        except StoreError:
+            pass  # the first write tries again
+        self.waiting = self.journal.read()
+        self.journaled = len(self.waiting)
+        if self.waiting:
+            self.report("info", f"applying {len(self.waiting)} writes left in {self.journal.path}")
+            self.drain()
+
+    # -- writing ---------------------------------------------------------------------------
+
+    def write(self, operation: Operation) -> bool:
+        if self.waiting or self.journal.count:  # keep the order: behind what the journal holds
+            self._keep(operation)
+            rejected = self.drain()
+            if any(waiting is operation for waiting in self.waiting):
+                self._refused(operation, "earlier writes are still waiting")
+                return False
+            return not any(other is operation for other in rejected)
+        try:
+            self._apply(operation)
+            return True
+        except sqlite3.OperationalError as error:
+            self._keep(operation)
+            self._refused(operation, str(error))
+        except Exception as error:  # the database will never take it: do not let it block the rest
+            self._reject(operation, error)
+        return False
+
+    def retry(self) -> None:
+        """Apply the waiting writes again, in order, as far as the database takes them."""
+        self.drain()
+        if not self.waiting:
+            self.report("info", "the results database took every waiting write")
+
+    def drain(self) -> list[Operation]:
+        """Apply the waiting writes in order until one is refused; clear the journal once all are in.
+
+        Returns the writes the database rejected for good (moved to the rejected file).
+        """
+        rejected = []
+        while self.waiting:
+            operation = self.waiting[0]
+            try:
+                self._apply(operation)
+            except sqlite3.OperationalError:
+                break
+            except Exception as error:
+                self._reject(operation, error)
+                rejected.append(operation)
+            self.waiting.pop(0)
+            self.journaled = max(0, self.journaled - 1)
+        if self.waiting:
+            self._sync_journal()
+        elif self.journal.count:
+            self._clear_journal()
+        return rejected
+
+    def _apply(self, operation: Operation) -> None:
+        if self.store is None:
+            try:
+                self.store = self.open_store()
+            except StoreError as error:  # a full disk, a missing file: it may pass
+                raise sqlite3.OperationalError(str(error)) from None
+        self.store.apply(operation)
+
+    def close(self) -> None:
+        if self.store is not None:
+            self.store.close()
+            self.store = None
+
+    def _keep(self, operation: Operation) -> None:
+        self.waiting.append(operation)
+        self._sync_journal()
+
+    def _sync_journal(self) -> None:
+        """Append the waiting writes the journal does not hold yet."""
+        if self.journaled >= len(self.waiting):
+            return
+        if self.journal.append(self.waiting[self.journaled:]):
+            self.journaled = len(self.waiting)
+            self._short_of_room = False
+        elif not self._short_of_room:
+            self._short_of_room = True
+            self.report("critical", f"{self.journal.path} has no room left (the disk is full and its reserve used"
+                        " up): writes are kept in memory until the database or the journal takes them")
+
+    def _clear_journal(self) -> None:
+        try:
+            self.journal.clear()
+        except OSError as error:  # the journal keeps writes applied already: later writes go behind them
+            self.report("error", f"could not clear {self.journal.path} ({error.strerror}); writes go through it")
+
+    # -- what cannot be stored ---------------------------------------------------------------
+
+    def _refused(self, operation: Operation, reason: str) -> None:
+        kept = f"kept in {self.journal.path}" if self.journaled >= len(self.waiting) else "kept in memory only"
+        self.report("error", f"the results database did not take {describe(operation)} ({reason}); {kept}, retrying")
+
+    def _reject(self, operation: Operation, error: Exception) -> None:
+        try:
+            with open(self.rejected_path, "a", encoding="ascii") as rejected:
+                rejected.write(json.dumps({"error": str(error), "operation": operation}) + "\n")
+        except OSError:
+            pass
+        self.report(
+            "error",
+            f"the results database rejected {describe(operation)} ({error}); it is kept in {self.rejected_path}",
+        )
+
+    def finish(self) -> None:
+        """Apply what waits once more; report what is left, and where."""
+        if self.waiting:
+            self.drain()
+        unkept = self.waiting[self.journaled:]
+        for operation in unkept:
+            self.report(
+                "critical",
+                f"could not keep {describe(operation)} anywhere (database and {self.journal.path} refused it);"
+                f" here it is: {json.dumps(operation)}",
+            )
+        if self.waiting and not unkept:
+            self.report(
+                "error",
+                f"{len(self.waiting)} writes wait in {self.journal.path}; the next start with this --db applies them",
+            )

@@ -1,0 +1,115 @@
+"""The store process: the host's child that writes the results database and its journal.
+
+``python -m evolution.host.store_process DB --journal-fd 3 ...``, started by
+``evolution.host.store_writer.StoreWriter``, which hands down the journal's
+open file (and with it the lock on the database). It reads messages from its
+standard input (``evolution.host.child``):
+
+    ("write", n, operation)     store it, or keep it in the journal (``Keeper``)
+
+and answers each with ``("done", n, stored, waiting)`` (``stored``: the
+database holds it; ``waiting``: writes the database has not taken yet); it
+also sends ``("log", level, text)`` for the host's log, and
+``("waiting", count)`` after each retry. Writes the database refused are
+retried after ``--retry-delays`` seconds, growing, while any wait.
+
+A thread reads the input at once, whatever the disk does, so every write
+the host has handed over is in this process's memory even while the disk
+hangs; when the input ends (the host stopped, or was killed) the process
+finishes everything it was sent, applies the journal once more, and exits.
+SIGINT and SIGTERM are ignored (see ``child.quiet_child``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import queue
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import BinaryIO
+
+from evolution.host.child import messages, quiet_child, send
+from evolution.host.database import connect
+from evolution.host.journal import Journal
+from evolution.host.store import ResultsStore
+from evolution.host.store_keeper import Keeper
+
+
+def _read_input(stream: BinaryIO, inbox: queue.Queue) -> None:
+    for message in messages(stream):
+        inbox.put(message)
+    inbox.put(None)
+
+
+class Retries:
+    """When to apply the waiting writes again: after growing pauses while they keep waiting."""
+
+    def __init__(self, delays: list[float]) -> None:
+        self.delays = delays
+        self.failures = 0
+        self.due: float | None = None
+
+    def timeout(self, waiting: bool) -> float | None:
+        if not waiting:
+            self.failures, self.due = 0, None
+            return None
+        if self.due is None:
+            self.due = time.monotonic() + self.delays[min(self.failures, len(self.delays) - 1)]
+            self.failures += 1
+        return max(0.0, self.due - time.monotonic())
+
+    def done(self) -> None:
+        self.due = None
+
+
+def serve(keeper: Keeper, inbox: queue.Queue, out: BinaryIO, delays: list[float]) -> None:
+    """Write what arrives, retry what waits, until the input ends."""
+    retries = Retries(delays)
+    while True:
+        try:
+            message = inbox.get(timeout=retries.timeout(bool(keeper.waiting)))
+        except queue.Empty:
+            retries.done()
+            keeper.retry()
+            send(out, ("waiting", len(keeper.waiting)))
+            continue
+        if message is None:
+            return
+        _kind, number, operation = message
+        stored = keeper.write(operation)
+        send(out, ("done", number, stored, len(keeper.waiting)))
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m evolution.host.store_process")
+    p.add_argument("db")
+    p.add_argument("--journal-fd", type=int, required=True)
+    p.add_argument("--reserve", type=int, required=True)
+    p.add_argument("--busy-timeout-ms", type=int, required=True)
+    p.add_argument("--retry-delays", required=True, help="seconds, comma-separated")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    quiet_child()
+    out = sys.stdout.buffer
+    db = Path(args.db)
+    journal = Journal.adopt(db.with_name(db.name + ".pending"), args.journal_fd, args.reserve)
+    keeper = Keeper(lambda: ResultsStore(connect(db, args.busy_timeout_ms), db), journal,
+                    lambda level, text: send(out, ("log", level, text)), db.with_name(db.name + ".rejected"))
+    inbox: queue.Queue = queue.Queue()
+    threading.Thread(target=_read_input, args=(sys.stdin.buffer, inbox), daemon=True).start()
+    keeper.start()
+    send(out, ("waiting", len(keeper.waiting)))
+    serve(keeper, inbox, out, [float(delay) for delay in args.retry_delays.split(",")])
+    keeper.finish()
+    keeper.close()
+    journal.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
