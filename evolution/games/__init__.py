@@ -4,7 +4,8 @@ Offers ``game(name)`` (the registered ``Game`` of that name, its package
 imported on first use), ``GAME_NAMES`` (in the order registered),
 ``DEFAULT_GAME`` (``evolution``), ``UnknownGame``, and the interface a game
 package offers the host: ``Game``, ``GameSetup``, ``Referee``, ``Dialect``,
-``SignupRules``, ``Drawing`` and ``GameOption``.
+``SignupRules``, ``Drawing`` and ``GameOption``; ``PackagedParts``, the part
+of ``Game`` that a package laid out as Evolution and Fish are gets for free.
 
 A game lives in ``evolution/games/<name>/``; its ``__init__`` holds ``GAME``,
 the object that meets ``Game``, and imports nothing heavy (its rules, wire,
@@ -38,6 +39,7 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Mapping, Protocol, Sequence
 
@@ -259,3 +261,35 @@ class Game(Protocol):
         """
 
     def drawing(self) -> Drawing: ...
+
+
+class PackagedParts:
+    """``Game``'s parts, found where a game package keeps them, each module imported on first use.
+
+    A game's ``GAME`` inherits these when its package (the module its class is defined in) holds
+    ``net/dialects.py`` (``HOST_DIALECTS``), ``strategies`` (``BY_NAME``), ``wire/harness.py``
+    (``HARNESSES`` and ``run_harness``), ``wire/schemas.py`` (``SCHEMAS``), ``wire/messages.py``
+    (``MESSAGE_CHECKS``) and ``web/tables.py`` (``DRAWING``).
+    """
+
+    def _part(self, module: str, name: str) -> Any:
+        return getattr(importlib.import_module(f"{type(self).__module__}.{module}"), name)
+
+    def dialect(self, name: str) -> Dialect:
+        return self._part("net.dialects", "HOST_DIALECTS")[name]
+
+    def strategy(self, name: str) -> Any:
+        return self._part("strategies", "BY_NAME")[name]()
+
+    def harnesses(self) -> Mapping[str, Callable[[str], Json]]:
+        names, run = self._part("wire.harness", "HARNESSES"), self._part("wire.harness", "run_harness")
+        return {name: partial(run, name) for name in names}
+
+    def schemas(self) -> Any:
+        return self._part("wire.schemas", "SCHEMAS")
+
+    def message_checks(self) -> Any:
+        return self._part("wire.messages", "MESSAGE_CHECKS")
+
+    def drawing(self) -> Drawing:
+        return self._part("web.tables", "DRAWING")

@@ -17,10 +17,9 @@ This module imports none of them: each loads when the host first asks for it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import partial
 from typing import Any, Callable, Mapping, Sequence
 
-from evolution.games import GameOption
+from evolution.games import GameOption, PackagedParts
 
 DECKS = ("shuffled", "sorted")
 
@@ -52,7 +51,7 @@ class EvolutionSetup:
         return {}  # every call has --timeout
 
 
-class EvolutionGame:
+class EvolutionGame(PackagedParts):
     """Evolution behind the host's game interface."""
 
     name = "evolution"
@@ -95,36 +94,6 @@ class EvolutionGame:
 
         deck = Deck.sorted() if seed is None else Deck.shuffled(seed)
         return Dealer.new_game(players, deck, observer, setup.parallel_choose)
-
-    def dialect(self, name: str) -> Any:
-        from evolution.games.evolution.net.dialects import HOST_DIALECTS
-
-        return HOST_DIALECTS[name]
-
-    def strategy(self, name: str) -> Any:
-        from evolution.games.evolution.strategies import BY_NAME
-
-        return BY_NAME[name]()
-
-    def harnesses(self) -> Mapping[str, Callable[[str], Any]]:
-        from evolution.games.evolution.wire.harness import HARNESSES, run_harness
-
-        return {name: partial(run_harness, name) for name in HARNESSES}
-
-    def schemas(self) -> Any:
-        from evolution.games.evolution.wire.schemas import SCHEMAS
-
-        return SCHEMAS
-
-    def message_checks(self) -> Any:
-        from evolution.games.evolution.wire.messages import MESSAGE_CHECKS
-
-        return MESSAGE_CHECKS
-
-    def drawing(self) -> Any:
-        from evolution.games.evolution.web.tables import DRAWING
-
-        return DRAWING
 
 
 GAME = EvolutionGame()

@@ -23,10 +23,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import partial
 from typing import Any, Callable, Mapping, Sequence
 
-from evolution.games import GameOption
+from evolution.games import GameOption, PackagedParts
 
 MAX_SIDE = 100  # rows and columns of a board, as the schemas bound them
 MAX_FISH = 5
@@ -104,7 +103,7 @@ class FishSetup:
         return {"start": self.start_timeout, "first-move": self.first_move_timeout}
 
 
-class FishGame:
+class FishGame(PackagedParts):
     """Fish behind the host's game interface."""
 
     name = "fish"
@@ -160,36 +159,6 @@ class FishGame:
             if refereed_by is not None:
                 refereed_by(referee)
         return referee
-
-    def dialect(self, name: str) -> Any:
-        from evolution.games.fish.net.dialects import HOST_DIALECTS
-
-        return HOST_DIALECTS[name]
-
-    def strategy(self, name: str) -> Any:
-        from evolution.games.fish.strategies import BY_NAME
-
-        return BY_NAME[name]()
-
-    def harnesses(self) -> Mapping[str, Callable[[str], Any]]:
-        from evolution.games.fish.wire.harness import HARNESSES, run_harness
-
-        return {name: partial(run_harness, name) for name in HARNESSES}
-
-    def schemas(self) -> Any:
-        from evolution.games.fish.wire.schemas import SCHEMAS
-
-        return SCHEMAS
-
-    def message_checks(self) -> Any:
-        from evolution.games.fish.wire.messages import MESSAGE_CHECKS
-
-        return MESSAGE_CHECKS
-
-    def drawing(self) -> Any:
-        from evolution.games.fish.web.tables import DRAWING
-
-        return DRAWING
 
 
 GAME = FishGame()
