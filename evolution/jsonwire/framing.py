@@ -81,7 +81,7 @@ def decode_value(data: bytes) -> Any:
         raise FramingError(f"not JSON: {error.msg} at line {error.lineno} column {error.colno}") from None
     except (UnicodeDecodeError, ValueError, RecursionError) as error:
         raise FramingError(f"not JSON: {error}") from None
-    if text[end:].strip():
+    if text[end:].strip(_JSON_WHITESPACE):  # JSON's whitespace only: Python's strip() would take \x0b too
         raise FramingError(f"not JSON: unexpected {text[end:end + 10]!r} after a value")
     return value
 
