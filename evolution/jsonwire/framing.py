@@ -134,6 +134,11 @@ class JSONStreamDecoder:
         """True when the buffer ends in a complete number that more digits could still extend."""
         return self.pending and self._number in _WHOLE_NUMBER
 
+    def unframed(self) -> bytes:
+        """The bytes fed and not yet returned as a value (a value still incomplete): a new decoder fed
+        them is where this one is."""
+        return bytes(self._buffer)
+
     def take_number(self) -> list[Any]:
         """The number waiting at the end of the buffer, taken as complete (``[]`` if none)."""
         return [self._next_value(at_eof=True)] if self.number_waiting else []
