@@ -25,6 +25,7 @@ The host never calls the write methods on the reactor thread: they run on
 
 from __future__ import annotations
 
+import base64
 import json
 import sqlite3
 import zlib
@@ -46,11 +47,36 @@ T = TypeVar("T")
 # -- operations: what a write is, as data -------------------------------------------
 
 
-def game_operation(game: GameRecord, log: list | str | None = None) -> Operation:
-    """Store a game (it must carry its id) with its message log: entries, or their JSON text (ASCII)."""
+def game_operation(game: GameRecord, log: list | str | bytes | None = None) -> Operation:
+    """Store a game (it must carry its id) with its message log: entries, their JSON text (ASCII), or that
+    text compressed already (``zlib``, as a worker process sends it: the store keeps it as it is)."""
     if game.id is None:
         raise ValueError("a game is stored under the id the host gave it")
     return {"op": "game", "game": game.to_json(), "log": log}
+
+
+def compressed_log(text: str) -> bytes:
+    """A message log's JSON text (ASCII) as the store keeps it."""
+    return zlib.compress(text.encode("ascii"), 6)
+
+
+def operation_text(operation: Operation) -> str:
+    """An operation as one line of JSON (a log compressed already goes as ``{"zlib": base64}``)."""
+    return json.dumps(operation, separators=(",", ":"), default=_compressed_json)
+
+
+def _compressed_json(value: Any) -> Any:
+    if isinstance(value, bytes):
+        return {"zlib": base64.b64encode(value).decode("ascii")}
+    raise TypeError(f"{type(value).__name__} is not JSON")
+
+
+def _log_blob(log: list | str | bytes | dict | None) -> bytes | None:
+    if log is None or isinstance(log, bytes):
+        return log
+    if isinstance(log, dict):  # compressed, read back from the journal
+        return base64.b64decode(log["zlib"])
+    return compressed_log(log if isinstance(log, str) else json.dumps(log, separators=(",", ":")))
 
 
 def tournament_begun(tournament: TournamentRecord) -> Operation:
@@ -123,7 +149,7 @@ class ResultsStore:
             else:
                 raise ValueError(f"unknown store operation {kind!r}")
 
-    def _store_game(self, game: GameRecord, log: list | str | None) -> None:
+    def _store_game(self, game: GameRecord, log: list | str | bytes | dict | None) -> None:
         execute = self.connection.execute
         inserted = execute(
             "INSERT INTO games (id, started_at, ended_at, deck, seed, turns, outcome, tournament_id, round, settings,"
@@ -147,9 +173,8 @@ class ResultsStore:
                 for p in game.players
             ],
         )
-        if log is not None:
-            text = log if isinstance(log, str) else json.dumps(log, separators=(",", ":"))
-            blob = zlib.compress(text.encode("ascii"), 6)
+        blob = _log_blob(log)
+        if blob is not None:
             execute("INSERT INTO game_logs (game_id, format, log) VALUES (?, ?, ?)", (game.id, LOG_FORMAT, blob))
 
     def _begin_tournament(self, data: dict[str, Any]) -> None:

@@ -41,7 +41,7 @@ from twisted.logger import Logger
 from twisted.python.threadpool import ThreadPool
 
 from evolution.host.database import BUSY_TIMEOUT_MS, connect
-from evolution.host.store import Operation, ResultsStore
+from evolution.host.store import Operation, ResultsStore, operation_text
 
 log = Logger()
 
@@ -257,7 +257,7 @@ class StoreWriter:
     def _write_lines(path: Path, operations: list[Operation], mode: str) -> None:
         with open(path, mode, encoding="ascii") as journal:
             for operation in operations:
-                journal.write(json.dumps(operation, separators=(",", ":")) + "\n")
+                journal.write(operation_text(operation) + "\n")
             journal.flush()
             os.fsync(journal.fileno())
 
@@ -265,7 +265,7 @@ class StoreWriter:
         self._rejections.append((operation, str(error)))  # logged on the reactor thread
         try:
             with open(self.rejected_path, "a", encoding="ascii") as rejected:
-                rejected.write(json.dumps({"error": str(error), "operation": operation}) + "\n")
+                rejected.write(operation_text({"error": str(error), "operation": operation}) + "\n")
         except OSError:
             pass
 
@@ -319,7 +319,7 @@ class StoreWriter:
         for operation in unkept:
             log.critical(
                 "could not keep {what} anywhere (database and {journal} refused it); here it is: {data}",
-                what=_describe(operation), journal=self.journal_path, data=json.dumps(operation),
+                what=_describe(operation), journal=self.journal_path, data=operation_text(operation),
             )
         if self._waiting and not unkept:
             log.error(
