@@ -17,10 +17,11 @@ had ends the start with status 1 (``ListeningService``).
 from __future__ import annotations
 
 import gc
-from typing import Any
+from typing import Any, Callable
 
 from twisted.application import service
 from twisted.internet.error import ReactorNotRunning
+from twisted.logger import Logger
 
 from evolution.host.options import STARTUP_STATUS, Options, StartupError, TwistdOptions, fail
 from evolution.host.service import LobbyService, StoreService, allow_open_files, build_host, open_store
@@ -28,6 +29,7 @@ from evolution.net.endpoints import ListeningService, server_endpoint
 
 __all__ = ["Options", "TwistdOptions", "makeService"]
 
+log = Logger()
 GC_YOUNG = 100_000  # more live container objects than at the last young collection, before the next (settle_memory)
 
 
@@ -58,6 +60,22 @@ def _stop_reactor(reactor: Any) -> None:
         pass
 
 
+def _at_the_end(reactor: Any, web: bool, linger: float | None) -> Callable[[], None]:
+    """What the host does after its last game or tournament: stop; with a web view, after ``--linger`` (or never)."""
+
+    def stop() -> None:
+        reactor.callLater(0, _stop_reactor, reactor)
+
+    def stop_later() -> None:
+        if linger is None:
+            log.info("the last game is over; the web view stays up until the host is stopped")
+        else:
+            log.info("the last game is over; the web view stays up {linger:g} s more", linger=linger)
+            reactor.callLater(linger, _stop_reactor, reactor)
+
+    return stop_later if web else stop
+
+
 def makeService(options: Options, reactor: Any = None) -> service.MultiService:
     if reactor is None:
         from twisted.internet import reactor
@@ -67,9 +85,11 @@ def makeService(options: Options, reactor: Any = None) -> service.MultiService:
         fail(str(error), STARTUP_STATUS)
     allow_open_files(options["max-connections"])
     top = service.MultiService()
-    StoreService(writer).setServiceParent(top)
-    stop = lambda: reactor.callLater(0, _stop_reactor, reactor)  # noqa: E731
+    store = StoreService(writer)
+    store.setServiceParent(top)
+    stop = _at_the_end(reactor, options["web"] is not None, options["linger"])
     host = build_host(options, writer, reactor, stop)
+    store.runner = host.runner
     lobby = LobbyService(host.factory, host.runner, stop)
     if options["games"] is not None:
         lobby.stop_after(options["games"])

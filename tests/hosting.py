@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from twisted.internet import reactor
-from twisted.internet.defer import Deferred, ensureDeferred
+from twisted.internet.defer import Deferred, ensureDeferred, maybeDeferred
 from twisted.internet.task import deferLater
 from twisted.trial import unittest
 
@@ -44,7 +44,9 @@ class LocalHost:
         )
 
     async def stored(self) -> ResultsStore:
-        """The results store as a reader sees it once the writes handed over so far are done."""
+        """The results store as a reader sees it once the writes handed over so far are done (and, once the
+        runner is stopping, once its workers have reported every game)."""
+        await self.runner.stopped()
         await self.writer.idle()
         store = ResultsStore.open(self.options["db"])
         self.readers.append(store)
@@ -55,7 +57,7 @@ class LocalHost:
         if self.tournaments is not None and self.tournaments.running:
             self.tournaments.stopService()
         self.factory.stop()
-        self.runner.stop()
+        await maybeDeferred(self.runner.stop)
         await self.writer.close()
         for reader in self.readers:
             reader.close()

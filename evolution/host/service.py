@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import Any, Callable, NamedTuple
 
 from twisted.application import service
+from twisted.internet.defer import succeed
 from twisted.logger import Logger
 
 from evolution.host.games import GameRunner, GameSettings
@@ -38,14 +39,16 @@ SPARE_FILES = 64  # open files besides the connections: the store, logs, listeni
 
 
 class StoreService(service.Service):
-    """When the application stops, waits for the store writer's writes and closes the database."""
+    """When the application stops, waits for the games to be recorded and the writes, and closes the database."""
 
-    def __init__(self, writer: StoreWriter) -> None:
+    def __init__(self, writer: StoreWriter, runner: GameRunner | None = None) -> None:
         self.writer = writer
+        self.runner = runner
 
     def stopService(self) -> Any:
         super().stopService()
-        return self.writer.close()
+        recorded = self.runner.stopped() if self.runner is not None else succeed(None)
+        return recorded.addBoth(lambda _: self.writer.close())
 
 
 class LobbyService(service.Service):
@@ -64,10 +67,10 @@ class LobbyService(service.Service):
             log.info("{count} games are over; stopping", count=count)
             self.stop()
 
-    def stopService(self) -> None:
+    def stopService(self) -> Any:
         super().stopService()
         self.factory.stop()
-        self.runner.stop()
+        return self.runner.stop()
 
 
 class Host(NamedTuple):
@@ -79,7 +82,11 @@ class Host(NamedTuple):
 
 
 def build_host(options: Options, writer: StoreWriter, clock: Any, stop: Callable[[], None] | None = None) -> Host:
-    """The sign-up factory, game runner and (with ``--tournament``) tournament service, not yet listening."""
+    """The sign-up factory, game runner and (with ``--tournament``) tournament service, not yet listening.
+
+    With ``--workers N`` above 0 the runner plays its games in N worker
+    processes (``evolution.host.pooled``), started once the reactor runs.
+    """
     settings = GameSettings(
         game=options["game"],
         setup=options["setup"],
@@ -89,7 +96,6 @@ def build_host(options: Options, writer: StoreWriter, clock: Any, stop: Callable
         send_scores=options["send-scores"],
         tell_removed=options["tell-removed"],
     )
-    runner = GameRunner(settings, writer, clock)
     config = SignupConfig(
         min_players=options["min_players"],
         max_players=options["max_players"],
@@ -100,8 +106,9 @@ def build_host(options: Options, writer: StoreWriter, clock: Any, stop: Callable
         max_depth=options["max-depth"],
         max_connections=options["max-connections"],
         number_grace=options["number-grace"],
-        signup=runner.dialect.signup,
+        signup=settings.speaking().signup,
     )
+    runner = _runner(settings, config, writer, clock, options["workers"])
     tournaments = None
     policy: Any = GameLobby(runner.start_game, LagProbe(clock))
     if options["tournament"] is not None:
@@ -123,6 +130,15 @@ def build_host(options: Options, writer: StoreWriter, clock: Any, stop: Callable
         )
         policy = tournaments.policy
     return Host(SignupFactory(config, policy, clock), runner, tournaments)
+
+
+def _runner(settings: GameSettings, config: SignupConfig, writer: StoreWriter, clock: Any, workers: int) -> GameRunner:
+    if workers == 0:
+        return GameRunner(settings, writer, clock)
+    from evolution.host.pooled import PooledRunner
+    from evolution.host.worker import worker_config
+
+    return PooledRunner(settings, writer, clock, workers, lambda number: worker_config(settings, config, number))
 
 
 def open_store(path: str, reactor: Any) -> StoreWriter:
