@@ -38,10 +38,18 @@ class LocalHost:
         self.readers: list[ResultsStore] = []
 
     def client(self, name: str, player: Any = None) -> Deferred:
-        """A real client (in this process) that signs up and plays one game."""
-        return ensureDeferred(
-            play_remote(reactor, "127.0.0.1", self.port, name, player or SillyPlayer(), retries=0)
-        )
+        """A real client (in this process) that signs up and plays one game (once the host's workers are up:
+        starting them takes the machine's CPU, which a test's sign-up window would otherwise share)."""
+
+        async def play() -> Any:
+            await self.ready()
+            return await play_remote(reactor, "127.0.0.1", self.port, name, player or SillyPlayer(), retries=0)
+
+        return ensureDeferred(play())
+
+    async def ready(self) -> None:
+        """Once every worker process of the host has started (at once with --workers 0)."""
+        await self.runner.ready()
 
     async def stored(self) -> ResultsStore:
         """The results store as a reader sees it once the writes handed over so far are done (and, once the

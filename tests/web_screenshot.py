@@ -20,11 +20,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from twisted.internet import reactor  # noqa: E402
 from twisted.internet.defer import ensureDeferred  # noqa: E402
+from twisted.internet.task import deferLater  # noqa: E402
 from twisted.internet.threads import blockingCallFromThread, deferToThread  # noqa: E402
 
 from browser import chromium, missing  # noqa: E402
 from hosting import until  # noqa: E402
-from webhosting import SlowPlayer, WebHost  # noqa: E402
+from webhosting import SlowPlayer, WebHost, get  # noqa: E402
 
 NAMES = ["Darwin's finch", "wallace", "<b>Lamarck</b>", "mendel-bot 2", "Tiktaalik", "haeckel"]
 
@@ -34,9 +35,12 @@ async def started(host: WebHost) -> str:
     for name in NAMES:
         host.client(name, SlowPlayer(0.5))
     await until(lambda: host.runner.running)
-    [game] = host.runner.running.values()
-    await until(lambda: game.referee.turn >= 2 and game.referee.step == "feed" or game.id not in host.runner.running)
-    return host.url(f"/games/{game.id}")
+    [game_id] = host.runner.running
+    while True:  # the game is played in a worker process: its turn and step as the API says
+        answer = (await get(host.url(f"/api/games/{game_id}"))).json()
+        if answer.get("status") != "running" or answer["table"]["turn"] >= 2 and answer["table"]["step"] == "feed":
+            return host.url(f"/games/{game_id}")
+        await deferLater(reactor, 0.05, lambda: None)
 
 
 def shoot(host: WebHost, arguments: Any) -> None:

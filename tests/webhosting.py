@@ -5,6 +5,7 @@ Offers:
 - ``new_web_host(test, *host_options, web={...})``: ``hosting.LocalHost``
   plus the web view (``evolution.web.service.WebApp``) listening on a free
   loopback port; ``host.url(path)``; ``host.sign_up_in_order(names, delay)``;
+  ``host.until_turn(game_id, turn)``;
   stopped when the test ends;
 - ``get(url)``: a real HTTP GET (urllib, on a thread) -> ``Response``;
 - ``EventClient`` (``follow(port, path)``): a real HTTP client of one event
@@ -75,6 +76,14 @@ class WebHost(LocalHost):
             clients.append(self.client(name, SlowPlayer(delay)))
             await until(lambda: len(self.factory.lobby) == len(clients) or self.tournaments.current is not None)
         return clients
+
+    async def until_turn(self, game_id: int, turn: int) -> None:
+        """Wait until the running game ``game_id`` is in turn ``turn`` or later, as its picture says."""
+        while True:
+            answer = (await get(self.url(f"/api/games/{game_id}"))).json()
+            if answer.get("status") != "running" or answer["table"]["turn"] >= turn:
+                return
+            await deferLater(reactor, 0.01, lambda: None)
 
     async def stop(self) -> None:
         self.app.stop()

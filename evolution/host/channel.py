@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import os
+from string import Formatter
 import socket
 import sys
 from typing import Any, Callable
@@ -101,12 +102,26 @@ class Logged(amp.Command):
 # -- logs -----------------------------------------------------------------------------
 
 _PLAIN = (str, int, float, bool, type(None))
+_LEGACY = {"format", "message", "system", "isError", "time"}  # twisted.python.log's keys: the host's log adds its own
+
+
+def _fields(text: str) -> set[str]:
+    """The names of the fields a log format refers to (``{name}``, ``{name!r}``, ``{name.attribute}``)."""
+    try:
+        parsed = list(Formatter().parse(text))
+    except ValueError:
+        return set()
+    return {field.split(".")[0].split("[")[0] for _, field, _, _ in parsed if field}
 
 
 def plain_event(event: dict, source: str) -> dict[str, Any]:
-    """A log event as JSON: its format, level, namespace and every field a JSON value can hold."""
-    data = {key: value for key, value in event.items() if not key.startswith("log_") and isinstance(value, _PLAIN)}
+    """A log event as JSON: its format, level, namespace and the fields its format names (as text where they
+    are not JSON values)."""
     text = event.get("log_format") or ""
+    data = {key: value for key, value in event.items() if not key.startswith("log_") and isinstance(value, _PLAIN)
+            and key not in _LEGACY}
+    for name in _fields(text) - set(data):
+        data[name] = str(event.get(name))
     failure = event.get("log_failure")
     if failure is not None:
         data["traceback"] = failure.getTraceback()

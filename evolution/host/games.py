@@ -340,6 +340,10 @@ class GameRunner:
                 connection.close()
         self.deadlines.stop()
 
+    def ready(self) -> Deferred:
+        """Fires once the runner can play games (at once, here; a pooled runner waits for its workers)."""
+        return succeed(None)
+
     def stopped(self) -> Deferred:
         """Fires once ``stop`` has recorded every game (at once, here; a pooled runner waits for its workers)."""
         return succeed(None)

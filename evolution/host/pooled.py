@@ -59,6 +59,7 @@ class AwayGame:
         self.seating = seating
         self.started_at = now()
         self.record: GameRecord | None = None  # once the worker has reported it
+        self.log_blob = b""
         self.over: Deferred[GameOutcome | None] = Deferred()
 
     def lost_record(self, reason: str) -> GameRecord:
@@ -125,6 +126,7 @@ class PooledRunner(GameRunner):
         game = self.running.pop(game_id, None)
         if isinstance(game, AwayGame):
             self.ending[game_id] = game
+            game.log_blob = log_blob  # for the web view's replay until the store has it
             game.record = self._recorded(game, GameRecord.from_json(record), log_blob or None)
 
     def back(self, report: dict, descriptors: list[int]) -> None:
@@ -178,6 +180,9 @@ class PooledRunner(GameRunner):
 
     def stopped(self) -> Deferred:
         return self._stopping if self._stopping is not None else succeed(None)
+
+    def ready(self) -> Deferred:
+        return self.pool.all_ready()
 
 
 def _close(descriptors: list[int]) -> None:

@@ -2,7 +2,7 @@
 
 Offers ``TournamentService``, the application service of tournament mode.
 It owns the lobby's policy (``SignupPeriods``, ``evolution.net.lobbies``):
-when the host starts, sign-up opens; when enough players have signed up, a
+when the host has started (and its worker processes with it), sign-up opens; when enough players have signed up, a
 ``TournamentRun`` (``evolution.host.tournaments``) plays the tournament with
 them; when too few signed up in every period, every waiting client is closed
 and an empty tournament is stored. After ``count`` tournaments the host
@@ -56,8 +56,9 @@ class TournamentService(service.Service):
         self._watchers: list[Callable[[int], None]] = []
 
     def startService(self) -> None:
+        """Sign-up opens once the runner can play games (its worker processes have started)."""
         super().startService()
-        self.policy.open()
+        self.runner.ready().addCallback(lambda _: self.policy.open() if self.running else None)
 
     def stopService(self) -> None:
         super().stopService()

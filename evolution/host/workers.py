@@ -18,8 +18,9 @@ stepped)`` (``evolution.host.worker_commands``).
 - A worker that dies (its channel closes, or its process ends) costs the
   games it was playing: ``lost`` hears of them with the reason, and another
   worker is started in its place after ``RESTART_DELAY`` seconds.
-- ``ask(game_id, command, **arguments)`` asks the worker playing a game;
-  ``ask_all(command)`` every ready worker (the web view's live pictures).
+- ``ask_picture(game_id)`` asks the worker playing a game for its live
+  picture, ``ask_all_running()`` every ready worker for its games' summaries
+  (the web view's).
 - ``stop()``: every worker stores its games as aborted and reports them
   (``Stop``), then is let go; fires when every worker has ended (one that
   does not within ``STOP_LIMIT`` seconds is killed, its games lost).
@@ -37,7 +38,7 @@ from twisted.protocols import amp
 from twisted.python.failure import Failure
 
 from evolution.host.channel import Logged, LogReceiver, spawn_child
-from evolution.host.worker_commands import Back, Changed, Hello, Over, Play, Stop
+from evolution.host.worker_commands import Back, Changed, Hello, Over, Picture, Play, Running, Stop
 
 log = Logger()
 
@@ -174,6 +175,8 @@ class WorkerPool:
         self.workers: list[WorkerProcess] = []  # alive
         self.started_workers: list[WorkerProcess] = []  # every one started, until its process has ended
         self._restarts: list[Any] = []
+        self._placed: list[Deferred] = []  # waiting for the games that wait for a worker
+        self._all_ready: list[Deferred] = []
         self.waiting: list[tuple[int, Callable[[], dict], list[int]]] = []  # games handed over before any worker was ready
         self.stopping = False
         self.started = False
@@ -208,6 +211,14 @@ class WorkerPool:
         waiting, self.waiting = self.waiting, []
         for game_id, game, descriptors in waiting:
             self._send(game_id, game, descriptors)
+        self._wake_waiters()
+
+    def _wake_waiters(self) -> None:
+        waiters, self._placed = self._placed, []
+        if self.stopping or sum(worker.is_ready for worker in self.workers) >= self.count:
+            waiters, self._all_ready = waiters + self._all_ready, []
+        for waiter in waiters:
+            waiter.callback(None)
 
     def worker_gone(self, worker: WorkerProcess, reason: str) -> None:
         games = sorted(worker.games)
@@ -233,6 +244,44 @@ class WorkerPool:
     def playing(self, game_id: int) -> WorkerProcess | None:
         return next((worker for worker in self.workers if game_id in worker.games), None)
 
+    def all_ready(self) -> Deferred[None]:
+        """Fires once every worker has started (the pool starts when the reactor runs), or the pool stops."""
+        if self.stopping or sum(worker.is_ready for worker in self.workers) >= self.count:
+            return succeed(None)
+        waiter: Deferred = Deferred()
+        self._all_ready.append(waiter)
+        return waiter
+
+    def placed(self) -> Deferred[None]:
+        """Fires once no game waits for a worker (at once, but while the first workers start)."""
+        if not self.waiting:
+            return succeed(None)
+        waiter: Deferred = Deferred()
+        self._placed.append(waiter)
+        return waiter
+
+    def ask_all_running(self) -> Deferred[list[dict]]:
+        """Every worker's running games, as the web view lists them (a worker that fails to answer: none)."""
+
+        def ask(_: Any) -> Deferred:
+            asked = [worker.channel.callRemote(Running) for worker in self.workers if worker.is_ready]
+            return DeferredList(asked, consumeErrors=True)
+
+        return self.placed().addCallback(ask).addCallback(
+            lambda answers: [game for ok, answer in answers if ok for game in answer["games"]]
+        )
+
+    def ask_picture(self, game_id: int) -> Deferred[dict | None]:
+        """A game's live picture, from the worker playing it (None if it cannot say)."""
+
+        def ask(_: Any) -> Deferred:
+            worker = self.playing(game_id)
+            if worker is None or not worker.is_ready:
+                return succeed({"picture": None})
+            return worker.channel.callRemote(Picture, game=game_id)
+
+        return self.placed().addCallback(ask).addCallbacks(lambda answer: answer["picture"], lambda failure: None)
+
     def stop(self) -> Deferred:
         self.stopping = True
         waiting, self.waiting = self.waiting, []
@@ -243,5 +292,6 @@ class WorkerPool:
         for call in self._restarts:
             if call.active():
                 call.cancel()
+        self._wake_waiters()
         stopped = [worker.stop() for worker in list(self.started_workers)]
         return DeferredList(stopped).addCallback(lambda _: None)

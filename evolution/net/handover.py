@@ -114,6 +114,8 @@ def take(protocol: Any) -> Handover:
 class GivenProtocol(Factory):
     """Builds no protocol: gives an adopted connection the one it was made with."""
 
+    noisy = False
+
     def __init__(self, protocol: Protocol) -> None:
         self.given = protocol
 

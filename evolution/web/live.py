@@ -56,10 +56,13 @@ class LivePictures:
             followed.narrator.step(event, game.referee, game.log.entries)
         if followed is not None:
             self.changed(game.id)
-        self.stepped()
+        if event not in ("begin", "over"):
+            self.stepped()
 
     def summaries(self) -> list[Json]:
-        return [running_game(game) for game in sorted(self.runner.running.values(), key=lambda g: g.id)]
+        """The games played in this process (a host with workers also lists games played elsewhere)."""
+        games = [game for game in self.runner.running.values() if hasattr(game, "referee")]
+        return [running_game(game) for game in sorted(games, key=lambda g: g.id)]
 
     def picture(self, game_id: int) -> Json | None:
         game = self.runner.running.get(game_id)
