@@ -2,7 +2,8 @@
 
 Offers ``makeService(options, reactor)``, a ``MultiService`` of the results
 store, the lobby (and with ``--tournament`` the tournament service), with
-``--web`` the web view, and the listening endpoint (any endpoint string:
+``--web`` the web view (in a process of its own when games are played in
+worker processes: ``evolution.web.process``), and the listening endpoint (any endpoint string:
 ``tcp:45678``, ``tcp:45678:interface=127.0.0.1``, ``ssl:...``; a listen
 backlog of 1024 unless the string sets one); and the command line,
 ``Options`` and ``TwistdOptions`` (``evolution.host.options``). It is the
@@ -76,6 +77,20 @@ def _at_the_end(reactor: Any, web: bool, linger: float | None) -> Callable[[], N
     return stop_later if web else stop
 
 
+def _web(options: Options, reactor: Any, host: Any) -> service.Service:
+    """The web view: a process of its own with worker processes, else in this one (``--workers 0``)."""
+    if options["workers"] > 0:
+        from evolution.web.feed import HostFeed  # the web view's modules load only when it is asked for
+        from evolution.web.process import WebProcessService
+
+        feed = HostFeed(host.runner, host.factory, host.tournaments, reactor)
+        return WebProcessService(reactor, options["web"], options["db"], feed, options["web-connections"])
+    from evolution.web.service import web_service
+
+    return web_service(options["web"], reactor, host.runner, host.factory, options["db"], tournaments=host.tournaments,
+                       max_connections=options["web-connections"])
+
+
 def makeService(options: Options, reactor: Any = None) -> service.MultiService:
     if reactor is None:
         from twisted.internet import reactor
@@ -97,11 +112,7 @@ def makeService(options: Options, reactor: Any = None) -> service.MultiService:
     if host.tournaments is not None:
         host.tournaments.setServiceParent(top)
     if options["web"] is not None:
-        from evolution.web.service import web_service  # the web view's modules load only when it is asked for
-
-        web_service(
-            options["web"], reactor, host.runner, host.factory, options["db"], tournaments=host.tournaments
-        ).setServiceParent(top)
+        _web(options, reactor, host).setServiceParent(top)
     reactor.callWhenRunning(settle_memory)
     endpoint = server_endpoint(reactor, options["port"])
     ListeningService(endpoint, host.factory, options["port"]).setServiceParent(top)

@@ -41,7 +41,7 @@ log = Logger()
 CHUNK = 0xFFFF  # AMP's longest value
 CHILD_FD = 3  # the channel's descriptor in a child process
 LOG_BATCH = 0.05  # seconds a child gathers log events before sending them
-LOG_LINES_KEPT = 1000  # log events a child keeps while the host does not take them
+LOG_EVENTS_PER_BATCH = 50  # at most 1,000 a second: more are counted, not sent
 LONGEST_LINE = 4096
 
 
@@ -142,10 +142,12 @@ class LogForwarder:
         self.source = source
         self.channel: amp.AMP | None = None
         self.events: list[dict[str, Any]] = []
+        self.dropped = 0
         self._sending: Any = None
 
     def __call__(self, event: dict) -> None:
-        if len(self.events) >= LOG_LINES_KEPT:
+        if len(self.events) >= LOG_EVENTS_PER_BATCH:  # a flood of lines: the host hears how many were left out
+            self.dropped += 1
             return
         self.events.append(plain_event(event, self.source))
         if self._sending is None:
@@ -156,6 +158,11 @@ class LogForwarder:
         if self._sending is not None and self._sending.active():
             self._sending.cancel()
         self._sending = None
+        if self.dropped:
+            self.events.append(plain_event({"log_format": "{count} log events of {source} left out (too many)",
+                                            "count": self.dropped, "source": self.source,
+                                            "log_level": LogLevel.warn}, self.source))
+            self.dropped = 0
         if self.channel is not None and self.events and self.channel.transport is not None:
             events, self.events = self.events, []
             self.channel.callRemote(Logged, events=events)
@@ -200,12 +207,14 @@ class _ChildOutput(twisted_protocol.ProcessProtocol):
 
 
 def spawn_child(
-    reactor: Any, name: str, module: str, arguments: list[str], channel: amp.AMP, ended: Callable[[Any], None]
+    reactor: Any, name: str, module: str, arguments: list[str], channel: amp.AMP, ended: Callable[[Any], None],
+    descriptors: dict[int, int] | None = None,
 ) -> Any:
     """Start ``python -m module ARGUMENTS`` with a channel on its descriptor 3; return the process transport.
 
     ``channel`` (an AMP protocol) is connected to the child's end at once;
-    ``ended(reason)`` is called when the child has exited.
+    ``ended(reason)`` is called when the child has exited; ``descriptors``:
+    more of this process's descriptors the child gets (its number: ours).
     """
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
@@ -213,7 +222,8 @@ def spawn_child(
         reactor.adoptStreamConnection(ours.fileno(), socket.AF_UNIX, GivenProtocol(channel))
         process = reactor.spawnProcess(
             _ChildOutput(name, ended), sys.executable, [sys.executable, "-m", module, *arguments],
-            env=os.environ.copy(), childFDs={0: "w", 1: "r", 2: "r", CHILD_FD: theirs.fileno()},
+            env=os.environ.copy(),
+            childFDs={0: "w", 1: "r", 2: "r", CHILD_FD: theirs.fileno(), **(descriptors or {})},
         )
     finally:
         ours.close()

@@ -52,6 +52,7 @@ WHOLE_NUMBERS = {
     "rounds": (None, 1, 1000),
     "tournaments": (1, 1, 1_000_000),
     "workers": (os.cpu_count() or 1, 0, 256),
+    "web-connections": (256, 1, 100_000),
 }
 SIGNUP_WINDOW = {"games": 10.0, "tournament": 30.0}
 SWISS_ROUNDS = 5
@@ -178,6 +179,7 @@ class Options(usage.Options):
          " process of its own when --workers is above 0)"],
         _seconds("linger", "with --web: after the last game (--games) or tournament (--tournaments), keep the web view"
                  " up this long, then stop (default: until the host is stopped)"),
+        _whole("web-connections", "with --web: most web connections at once; more are answered 503"),
         _whole("workers", "worker processes that play the games (default: the number of cores); 0 plays every game"
                " in the one process that signs players up"),
         ["tournament", None, None, "run tournaments instead of single games: knockout or swiss"],

@@ -17,7 +17,11 @@ Offers:
 - ``WebApp(reactor, runner, lobby, db_path, tournaments=None, **settings)``:
   the parts (``view``, ``hub``, ``reader``, ``site``) without the listening
   port, for tests; ``start()`` and ``stop()``;
-- ``build_site(view, hub, store_refresh) -> Site``: the ``twisted.web`` site alone.
+- ``build_site(view, hub, store_refresh, max_connections) -> Site``: the
+  ``twisted.web`` site alone (``evolution.web.bounds.BoundedSite``).
+
+With worker processes (``--workers`` above 0) the host serves the web view
+from a process of its own instead: ``evolution.web.process``.
 
 A port that cannot be had stops twistd with one sentence, as the game port
 does.
@@ -32,6 +36,7 @@ from twisted.internet import endpoints
 from twisted.web.server import Site
 
 from evolution.net.endpoints import ListeningService
+from evolution.web.bounds import MAX_CONNECTIONS, BoundedSite
 from evolution.web.push import Hub
 from evolution.web.reader import StoreReader
 from evolution.web.site import WebResource
@@ -39,8 +44,8 @@ from evolution.web.feed import Feed, HostFeed
 from evolution.web.view import WebView
 
 
-def build_site(view: WebView, hub: Hub, store_refresh: float = 5.0) -> Site:
-    site = Site(WebResource(view, hub, store_refresh))
+def build_site(view: WebView, hub: Hub, store_refresh: float = 5.0, max_connections: int = MAX_CONNECTIONS) -> Site:
+    site = BoundedSite(WebResource(view, hub, store_refresh), max_connections)
     site.displayTracebacks = False
     site.noisy = False
     return site
@@ -63,6 +68,7 @@ class WebApp:
         tournaments: Any = None,
         store_refresh: float = 5.0,
         feed: Feed | None = None,
+        max_connections: int = MAX_CONNECTIONS,
         **settings: Any,
     ) -> None:
         self.feed = feed if feed is not None else HostFeed(runner, lobby, tournaments, reactor)
@@ -71,7 +77,7 @@ class WebApp:
         self.hub = Hub(reactor, **settings)
         self.view.changed = self.hub.mark
         self.hub.tickers.append(self.view.check_lobby)
-        self.site = build_site(self.view, self.hub, store_refresh)
+        self.site = build_site(self.view, self.hub, store_refresh, max_connections)
 
     @classmethod
     def of(cls, feed: Feed, reactor: Any, db_path: str, **settings: Any) -> WebApp:
