@@ -9,8 +9,11 @@ and prints, at the end, one JSON line: answers by status, and errors.
 ``python -m bench.web_visitors idle HOST PORT --count N --seconds S``: N
 connections that say nothing.
 
-Used by ``bench/bench_load.py`` (``--web``) and the web view's reliability
-tests (``tests/test_web_process.py``), which start them as processes.
+``start_visitors(web_port, seconds)`` starts what the load benchmark puts on
+a host's web view under fire (``FLOODERS`` flooding processes on
+``/api/games?limit=500`` and ``PIPELINERS`` pipelining connections on game
+1's replay, all at nice 10), ``visitor_results`` gathers what they saw. The
+web view's reliability tests (``tests/test_web_process.py``) start them too.
 """
 
 from __future__ import annotations
@@ -18,12 +21,20 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
+import os
 import select
 import socket
+import subprocess
 import sys
 import time
 from collections import Counter
+from pathlib import Path
 from urllib.parse import urlsplit
+
+FLOODERS = 8
+PIPELINERS = 4
+FLOODED = "/api/games?limit=500"
+PIPELINED = "/api/games/1/replay"
 
 
 def flood(url: str, seconds: float) -> dict:
@@ -31,6 +42,7 @@ def flood(url: str, seconds: float) -> dict:
     path = parts.path + (f"?{parts.query}" if parts.query else "")
     statuses: Counter = Counter()
     errors: Counter = Counter()
+    largest = 0
     end = time.monotonic() + seconds
     connection = None
     while time.monotonic() < end:
@@ -39,7 +51,7 @@ def flood(url: str, seconds: float) -> dict:
                 connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=10)
             connection.request("GET", path)
             answer = connection.getresponse()
-            answer.read()
+            largest = max(largest, len(answer.read()))
             statuses[answer.status] += 1
             if answer.getheader("Connection", "").lower() == "close":
                 connection.close()
@@ -48,7 +60,7 @@ def flood(url: str, seconds: float) -> dict:
             errors[type(error).__name__] += 1
             connection = None
             time.sleep(0.05)
-    return {"statuses": dict(statuses), "errors": dict(errors)}
+    return {"statuses": dict(statuses), "errors": dict(errors), "largest": largest}
 
 
 def pipeline(host: str, port: int, path: str, count: int, seconds: float, connections: int = 1) -> dict:
@@ -90,6 +102,41 @@ def idle(host: str, port: int, count: int, seconds: float) -> dict:
     for connection in held:
         connection.close()
     return {"held": len(held), "refused": refused}
+
+
+def _visitor(*arguments: str) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "bench.web_visitors", *arguments], cwd=Path(__file__).resolve().parent.parent,
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, text=True, preexec_fn=lambda: os.nice(10),
+    )
+
+
+def start_visitors(web_port: int, seconds: float) -> list[subprocess.Popen]:
+    """The web view under fire for ``seconds``: FLOODERS processes and PIPELINERS connections, at nice 10."""
+    wanted = f"{seconds:.1f}"
+    visitors = [_visitor("flood", f"http://127.0.0.1:{web_port}{FLOODED}", "--seconds", wanted)
+                for _ in range(FLOODERS)]
+    visitors.append(_visitor("pipeline", "127.0.0.1", str(web_port), PIPELINED, "--connections", str(PIPELINERS),
+                             "--count", "2000", "--seconds", wanted))
+    return visitors
+
+
+def visitor_results(visitors: list[subprocess.Popen], web_port: int) -> dict:
+    """What the visitors saw: the floods' answers by status and errors, the largest answer, requests pipelined."""
+    statuses: Counter = Counter()
+    errors: Counter = Counter()
+    largest = pipelined = 0
+    for visitor in visitors:
+        try:
+            found = json.loads(visitor.communicate(timeout=120)[0] or "{}")
+        except (subprocess.TimeoutExpired, ValueError):
+            visitor.kill()
+            found = {"errors": {"no result": 1}}
+        statuses.update({int(code): count for code, count in found.get("statuses", {}).items()})
+        errors.update(found.get("errors", {}))
+        largest = max(largest, found.get("largest", 0))
+        pipelined += found.get("requests_sent", 0)
+    return {"answers": dict(statuses), "errors": dict(errors), "largest": largest, "pipelined": pipelined}
 
 
 def main(argv: list[str] | None = None) -> None:

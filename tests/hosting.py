@@ -31,8 +31,8 @@ class LocalHost:
         self.writer = StoreWriter(self.options["db"], reactor, **writer)
         self.writer.open()
         self.factory, self.runner, self.tournaments = build_host(self.options, self.writer, reactor)
-        if self.tournaments is not None:
-            self.tournaments.startService()
+        if self.tournaments is not None:  # sign-up opens once the workers are up, as the clients come then
+            self.runner.ready().addCallback(lambda _: self.tournaments.startService())
         self.listening = reactor.listenTCP(0, self.factory, interface="127.0.0.1")
         self.port = self.listening.getHost().port
         self.readers: list[ResultsStore] = []

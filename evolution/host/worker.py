@@ -207,7 +207,7 @@ class WorkerSide(amp.AMP):
 def main(argv: list[str] | None = None) -> None:
     from twisted.internet import reactor
 
-    from evolution.application import settle_memory
+    from evolution.host.memory import settle_memory
 
     data = json.loads((argv or sys.argv[1:])[0])
     settings, config = settings_of(data)

@@ -15,9 +15,10 @@ stepped)`` (``evolution.host.worker_commands``).
   before any worker is ready the game waits for the first. The host's copies
   of the descriptors are closed once the worker has answered (it holds its
   own then), or if it dies first.
-- A worker that dies (its channel closes, or its process ends) costs the
-  games it was playing: ``lost`` hears of them with the reason, and another
-  worker is started in its place after ``RESTART_DELAY`` seconds.
+- A worker that dies costs the games it was playing: ``lost`` hears of them
+  with the reason (how its process ended), and another worker is started in
+  its place after ``RESTART_DELAY`` seconds. One whose channel closes is
+  killed if it has not ended ``CHANNEL_GRACE`` seconds later.
 - ``ask_picture(game_id)`` asks the worker playing a game for its live
   picture, ``ask_all_running()`` every ready worker for its games' summaries
   (the web view's).
@@ -44,6 +45,7 @@ log = Logger()
 
 RESTART_DELAY = 1.0
 STOP_LIMIT = 30.0
+CHANNEL_GRACE = 1.0  # seconds a worker whose channel closed has to end before it is killed
 
 
 class Games(Protocol):
@@ -91,7 +93,7 @@ class HostSide(amp.AMP):
 
     def connectionLost(self, reason: Any = None) -> None:
         super().connectionLost(reason)
-        self.worker.gone("its channel to the host closed")
+        self.worker.channel_lost()
 
 
 class WorkerProcess:
@@ -107,6 +109,8 @@ class WorkerProcess:
         self.alive = False
         self.games: set[int] = set()
         self.ended: Deferred = Deferred()
+        self._killing: Any = None
+        self._killed_why: str | None = None
 
     def start(self) -> None:
         self.alive = True
@@ -129,17 +133,27 @@ class WorkerProcess:
         code = getattr(status, "exitCode", None)
         signal_number = getattr(status, "signal", None)
         why = f"signal {signal_number}" if signal_number else f"status {code}"
-        self.gone(f"its worker process ended ({why})")
+        if self._killing is not None and self._killing.active():
+            self._killing.cancel()
+        self.gone(self._killed_why or f"its worker process ended ({why})")
         if not self.ended.called:
             self.ended.callback(None)
 
+    def channel_lost(self) -> None:
+        """The channel closed: the process is ending (its end says why), or is killed if it does not."""
+        self.is_ready = False
+        if self.alive and not self.pool.stopping and self._killing is None:
+            self._killing = self.pool.reactor.callLater(CHANNEL_GRACE, self._kill_silent)
+
+    def _kill_silent(self) -> None:
+        self._killed_why = "its worker process closed its channel to the host"  # a worker without a channel plays for nobody
+        self._kill()
+
     def gone(self, reason: str) -> None:
-        """The worker is no more (its channel or its process ended): its games are lost."""
+        """The worker is no more: its games are lost."""
         if not self.alive:
             return
         self.alive = self.is_ready = False
-        if not self.pool.stopping:
-            self._kill()  # a worker without a channel plays for nobody
         self.pool.worker_gone(self, reason)
 
     def stop(self) -> Deferred:
