@@ -8,7 +8,7 @@ Offers the argument types the channels' commands share, and the ends of a channe
   ``SCM_RIGHTS``: the receiver gets its own copies, in order);
 - ``Logged``: a child's log events, which the host writes to its own log
   as they were, with their fields (``forward_log`` in the child,
-  ``LogReceiver`` in the host);
+  ``ChildChannel``, the base of the host's end of a channel);
 - ``spawn_child(reactor, module, arguments, protocol, ended)``: a Python
   child process (``python -m module``) with one end of a socket pair as its
   file descriptor 3, the other end adopted here with ``protocol``; its
@@ -175,14 +175,15 @@ def forward_log(clock: Any, source: str) -> LogForwarder:
     return forwarder
 
 
-class LogReceiver:
-    """In the host: a child's log events go into the host's log as they were (format, fields, level)."""
+class ChildChannel(amp.AMP):
+    """The host's end of a child's channel: the child's log events go into the host's log as they were."""
 
-    @staticmethod
-    def write(events: list[dict[str, Any]]) -> None:
+    @Logged.responder
+    def logged(self, events: list[dict[str, Any]]) -> dict:
         for event in events:
             level = LogLevel.lookupByName(event.pop("log_level"))
             Logger(namespace=event.pop("log_namespace")).emit(level, event.pop("log_format"), **event)
+        return {}
 
 
 # -- processes ------------------------------------------------------------------------

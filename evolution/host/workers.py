@@ -38,7 +38,7 @@ from twisted.logger import Logger
 from twisted.protocols import amp
 from twisted.python.failure import Failure
 
-from evolution.host.channel import Logged, LogReceiver, spawn_child
+from evolution.host.channel import ChildChannel, spawn_child
 from evolution.host.worker_commands import Back, Changed, Hello, Over, Picture, Play, Running, Stop
 
 log = Logger()
@@ -58,7 +58,7 @@ class Games(Protocol):
     def changed(self, game_ids: list[int], stepped: bool) -> None: ...
 
 
-class HostSide(amp.AMP):
+class HostSide(ChildChannel):
     """The host's end of one worker's channel."""
 
     def __init__(self, worker: WorkerProcess) -> None:
@@ -84,11 +84,6 @@ class HostSide(amp.AMP):
     @Changed.responder
     def changed(self, games: list[int], stepped: bool) -> dict:
         self.worker.pool.games.changed(games, stepped)
-        return {}
-
-    @Logged.responder
-    def logged(self, events: list) -> dict:
-        LogReceiver.write(events)
         return {}
 
     def connectionLost(self, reason: Any = None) -> None:

@@ -61,7 +61,25 @@ def tournament_of(game: Any) -> int | None:
     return game.seating.tournament_id if game.seating is not None else None
 
 
-class HostFeed:
+class Telling:
+    """A feed's watchers: ``watch(callback)``; ``_tell(event, value)`` calls each (one that fails is logged)."""
+
+    _watchers: list[Callable[[str, Any], None]]
+
+    def watch(self, callback: Callable[[str, Any], None]) -> None:
+        if not hasattr(self, "_watchers"):
+            self._watchers = []
+        self._watchers.append(callback)
+
+    def _tell(self, event: str, value: Any) -> None:
+        for callback in list(getattr(self, "_watchers", ())):
+            try:
+                callback(event, value)
+            except Exception:
+                log.failure("a watcher of the host failed on {event}", event=event)
+
+
+class HostFeed(Telling):
     """The feed of the host in this process (see the module's docstring)."""
 
     def __init__(self, runner: Any, lobby: Any, tournaments: Any, clock: Any) -> None:
@@ -69,7 +87,7 @@ class HostFeed:
         self.lobby_source = lobby
         self.tournament_source = tournaments
         self.clock = clock
-        self._watchers: list[Callable[[str, Any], None]] = []
+        self._watchers = []
         self._logs: OrderedDict[int, Callable[[], list]] = OrderedDict()
         self._storing: set[int | None] | None = None  # tournaments told "stored" once the writes under way are done
         self.pictures = LivePictures(runner)
@@ -83,16 +101,6 @@ class HostFeed:
             tournaments.watch(lambda tournament_id: self._tell("tournament", tournament_id))
 
     # -- telling -------------------------------------------------------------------------
-
-    def watch(self, callback: Callable[[str, Any], None]) -> None:
-        self._watchers.append(callback)
-
-    def _tell(self, event: str, value: Any) -> None:
-        for callback in list(self._watchers):
-            try:
-                callback(event, value)
-            except Exception:
-                log.failure("a watcher of the host failed on {event}", event=event)
 
     def _game_event(self, event: str, game: Any) -> None:
         if event == "begin":

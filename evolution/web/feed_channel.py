@@ -29,8 +29,9 @@ from twisted.internet.defer import Deferred, fail, succeed
 from twisted.logger import Logger
 from twisted.protocols import amp
 
-from evolution.host.channel import JSONValue, Logged, LogReceiver
+from evolution.host.channel import ChildChannel, JSONValue
 from evolution.host.records import GameRecord
+from evolution.web.feed import Telling
 from evolution.web.reader import Busy
 
 log = Logger()
@@ -69,7 +70,7 @@ class Tournaments(amp.Command):
 # -- the host's end ------------------------------------------------------------------------
 
 
-class FeedServer(amp.AMP):
+class FeedServer(ChildChannel):
     """Answers a web process from the host's feed; gathers what changed between its polls."""
 
     def __init__(self, feed: Any, lost: Callable[[], None] = lambda: None) -> None:
@@ -133,11 +134,6 @@ class FeedServer(amp.AMP):
     def tournaments(self) -> Deferred:
         return self.feed.tournaments().addCallback(lambda tournaments: {"tournaments": tournaments})
 
-    @Logged.responder
-    def logged(self, events: list) -> dict:
-        LogReceiver.write(events)
-        return {}
-
     def connectionLost(self, reason: Any = None) -> None:
         super().connectionLost(reason)
         self.lost()
@@ -155,14 +151,13 @@ class _Kept:
         self.asking: list[Deferred] | None = None
 
 
-class FeedClient(amp.AMP):
+class FeedClient(Telling, amp.AMP):
     """A ``Feed`` read from the host over the channel (see the module's docstring)."""
 
     def __init__(self, clock: Any) -> None:
         super().__init__()
         self.clock = clock
         self.running_ids: dict[int, int | None] = {}  # game id -> its tournament, as of the last poll
-        self._watchers: list[Callable[[str, Any], None]] = []
         self._kept: dict[Any, _Kept] = {}
         self._polling: Any = None
         self._asked_pictures: deque[float] = deque()
@@ -180,16 +175,6 @@ class FeedClient(amp.AMP):
             self.gone.callback(None)
 
     # -- the changes ----------------------------------------------------------------
-
-    def watch(self, callback: Callable[[str, Any], None]) -> None:
-        self._watchers.append(callback)
-
-    def _tell(self, event: str, value: Any) -> None:
-        for callback in list(self._watchers):
-            try:
-                callback(event, value)
-            except Exception:
-                log.failure("a watcher of the host failed on {event}", event=event)
 
     def _poll(self) -> None:
         self._polling = None
