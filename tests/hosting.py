@@ -136,11 +136,17 @@ async def until(predicate: Any, interval: float = 0.01) -> None:
         await deferLater(reactor, interval, lambda: None)
 
 
+def test_options(test: unittest.TestCase) -> tuple[str, ...]:
+    """Options a test case adds after its own (``HOST_OPTIONS``): a subclass runs its tests with
+    ``--workers 0``, say (``tests/test_host_one_process.py``)."""
+    return tuple(getattr(test, "HOST_OPTIONS", ()))
+
+
 def new_host(test: unittest.TestCase, *extra: str, folder: Path | None = None, **writer: Any) -> LocalHost:
     """A host in ``folder`` (default: a fresh one of ``test``'s), stopped when the test ends (``writer``:
     StoreWriter options)."""
     directory = folder if folder is not None else Path(test.mktemp())
     directory.mkdir(exist_ok=True)
-    host = LocalHost(directory, *extra, **writer)
+    host = LocalHost(directory, *extra, *test_options(test), **writer)
     test.addCleanup(host.stop)
     return host

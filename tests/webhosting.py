@@ -58,7 +58,7 @@ from evolution.tournament.manager import TournamentManager
 from evolution.tournament.scoring import points
 from evolution.tournament.standings import Entrant, GameReport
 from evolution.web.service import WebApp
-from hosting import ANSWER_LIMIT, SIGNUP_LIMIT, LocalHost, until
+from hosting import ANSWER_LIMIT, SIGNUP_LIMIT, LocalHost, test_options, until
 
 QUICK = ("--timeout", ANSWER_LIMIT, "--signup-timeout", SIGNUP_LIMIT)  # games start when their players are in
 
@@ -103,7 +103,7 @@ class WebHost(LocalHost):
 def new_web_host(test: unittest.TestCase, *extra: str, **web: Any) -> WebHost:
     directory = Path(test.mktemp())
     directory.mkdir(parents=True)
-    host = WebHost(directory, *extra, **web)
+    host = WebHost(directory, *extra, *test_options(test), **web)
     test.addCleanup(host.stop)
     return host
 
