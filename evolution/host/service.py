@@ -5,8 +5,9 @@ factory, the game runner and, with ``--tournament``, the tournament
 service, with ``--ladder``, the ladder service; not yet listening: tests
 use it alone), ``open_store`` (the store
 writer, its problems one ``StartupError``), ``StoreService`` (starts the
-store process once the reactor runs, and waits for it, at most ``STOP_LIMIT``
-seconds, when the application stops), ``LobbyService`` (stops the host
+store process once the reactor runs; when the application stops, waits for
+the games' records, a host with workers for their reports, then for the
+store process, at most ``STOP_LIMIT`` seconds), ``LobbyService`` (stops the host
 after ``--games`` games; when stopped, closes the lobby and stores running
 games as aborted) and ``allow_open_files``. The whole application, with the
 listening endpoints and the web view, is ``evolution.application``.

@@ -35,7 +35,6 @@ from typing import Any, Callable, Protocol
 
 from twisted.internet.defer import Deferred, DeferredList, succeed
 from twisted.logger import Logger
-from twisted.protocols import amp
 from twisted.python.failure import Failure
 
 from evolution.host.channel import ChildChannel, spawn_child
