@@ -189,6 +189,12 @@ def test_the_web_view_stays_up_after_the_last_game_for_linger_seconds(host):
     host = host("--players", "3-3", "--games", "1", "--linger", "3")
     host.serving()
     play(host, 1, "only")
-    status, body = host.get("/api/games/1/replay")  # the last game is over: its replay is still served
+    # The last game is over: its replay is still served, once the store process has written the game (a write
+    # apart from the games) and the web view's next poll of the host has said so (a few tenths of a second).
+    deadline = time.monotonic() + 10
+    status, body = host.get("/api/games/1/replay")
+    while status != 200 and time.monotonic() < deadline:
+        time.sleep(0.1)
+        status, body = host.get("/api/games/1/replay")
     assert status == 200 and json.loads(body)["reproduced"]
     assert host.process.wait(timeout=30) == 0
