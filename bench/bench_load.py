@@ -2,9 +2,11 @@
 
 ``python -m bench load [--bots N ...] [--seconds S] [--warmup W] [--players P]
 [--procs K] [--host-option=OPTION ...] [--floor] [--keep] [--profile FILE]
-[--json FILE]``; ``make bench`` runs it at 100, 500, 1,000 and 2,000 bots, with
-``--floor``. ``run_load`` is also what ``make soak`` (``bench/soak.py``) uses.
-Nothing here asserts a speed.
+[--json FILE]``; ``--compare-workers`` / ``--compare-web [--rounds R]``: runs
+side by side (``bench.load_compare``: one process against worker processes;
+the web view quiet against under fire). ``make bench`` runs 500 and 2,000
+bots with ``--floor``, then both comparisons at 500. ``run_load`` is also what
+``make soak`` (``bench/soak.py``) uses. Nothing here asserts a speed.
 
 The setup, for each N
 ---------------------
@@ -44,12 +46,17 @@ games/s
     Stored games whose ``ended_at`` (the host's clock; the same machine's as
     the window's) falls in the window, divided by S.
 host CPU, per game and per message
-    The host process's user + system CPU time over the window: ``utime`` +
-    ``stime`` of ``/proc/PID/stat`` at T0 and T1, all threads (the store
-    writer's too); 10 ms ticks, small against seconds. Divided by the games
-    above, or by the messages: every message the bots sent or received in
-    the window, both directions, sign-ups and their "ok" included, as the
-    bots counted them at T0 and T1.
+    The host's user + system CPU time over the window: ``utime`` + ``stime``
+    of ``/proc/PID/stat`` at T0 and T1 of its process and of each worker
+    process (``--workers``; the web view's process is counted apart), all
+    threads; 10 ms ticks, small against seconds. Divided by the games above,
+    or by the messages: every message the bots sent or received in the
+    window, both directions, sign-ups and their "ok" included, as the bots
+    counted them at T0 and T1. A worker's CPU per message: the workers' CPU
+    over those messages less the sign-ups and their answers (the signing-up
+    process's part). A bot's wait for its next question: from its reply
+    written to its next question read (the host's turnaround and the other
+    players' turns).
 host's reactor thread: running / waiting for a CPU
     From the main thread's ``/proc/PID/task/PID/schedstat`` at T0 and T1:
     the share of the window it ran, and the share it was ready to run but
@@ -152,6 +159,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -160,26 +168,32 @@ import time
 from collections import Counter
 from dataclasses import asdict
 from pathlib import Path
+from typing import Any
 
 from bench.floor_host import FloorProcess
 from bench.load_analysis import analyse, window_messages
 from bench.load_processes import (
     ProgressLines,
     SwarmProcess,
+    cpu_by_kind,
     cpu_seconds,
     drain,
     engine_cpu_per_game,
     engine_until,
+    host_processes,
     listen_overflows,
     memory_kib,
+    peak_memory_by_kind,
     raise_file_limit,
     scheduler_seconds,
     sleep_until,
     start_swarms,
     stop_host,
 )
+from bench.load_compare import compare_web, compare_workers, web_report, workers_report
 from bench.load_report import describe, table
 from bench.load_result import LoadResult
+from bench.web_visitors import start_visitors, visitor_results
 from evolution.host.demo import HostProcess, free_port
 
 DEFAULT_BOTS = (100, 500, 1000, 2000)
@@ -190,9 +204,10 @@ DEFAULT_BOTS = (100, 500, 1000, 2000)
 
 def run_load(bots: int, seconds: float = 20.0, warmup: float = 8.0, players: int = 8, procs: int | None = None,
              host_options: list[str] | None = None, keep: bool = False, profile: Path | None = None,
-             floor: bool = False, progress: float | None = None) -> LoadResult:
+             floor: bool = False, progress: float | None = None, visitors: bool = False) -> LoadResult:
     """Play N bots against a fresh host for a warm-up and a measured window; measure; with ``floor``, then
-    the same against the floor host replaying the games the host stored (``run_floor``).
+    the same against the floor host replaying the games the host stored (``run_floor``); with ``visitors``
+    (and ``--web=tcp:{web}...`` among the host's options), the web view's hurtful visitors through the window.
 
     The host's store, log and the bots' records go to a temporary folder, removed at the end unless ``keep``.
     With ``progress`` (seconds), a line that often says how far the host's run is (``ProgressLines``).
@@ -200,7 +215,8 @@ def run_load(bots: int, seconds: float = 20.0, warmup: float = 8.0, players: int
     folder = Path(tempfile.mkdtemp(prefix=f"evolution-load-{bots}-"))
     ticker = ProgressLines("load", folder / "results.sqlite", progress) if progress else None
     try:
-        result = _run(bots, seconds, warmup, players, procs, list(host_options or []), folder, profile, ticker)
+        result = _run(bots, seconds, warmup, players, procs, list(host_options or []), folder, profile, ticker,
+                      visitors)
         if ticker is not None:
             ticker.stop()
         if floor:
@@ -215,48 +231,68 @@ def run_load(bots: int, seconds: float = 20.0, warmup: float = 8.0, players: int
             shutil.rmtree(folder, ignore_errors=True)
 
 
+def workers_of(options: list[str]) -> int:
+    """The worker processes a host with these options runs (``--workers``, else the number of cores)."""
+    for option in options:
+        if option.startswith("--workers="):
+            return int(option.split("=", 1)[1])
+    return os.cpu_count() or 1
+
+
 def _run(bots: int, seconds: float, warmup: float, players: int, procs: int | None, host_options: list[str],
-         folder: Path, profile: Path | None, ticker: ProgressLines | None = None) -> LoadResult:
+         folder: Path, profile: Path | None, ticker: ProgressLines | None = None, visitors: bool = False) -> LoadResult:
     procs = procs or (1 if bots <= 500 else 2)
     raise_file_limit(bots + 256)
     result = LoadResult(bots, seconds, players, procs, host_options, folder=str(folder))
+    result.workers = workers_of(host_options)
     engine_before = engine_cpu_per_game(players)
 
     db, log = folder / "results.sqlite", folder / "host.log"
-    port = free_port()
-    options = [option.replace("{port}", str(port)) for option in host_options]
+    port, web = free_port(), free_port()
+    options = [option.replace("{port}", str(port)).replace("{web}", str(web)) for option in host_options]
     host = HostProcess(port, db, log, "--players", f"{players}-{players}", "--signup-window", "0.2", *options)
     swarms: list[SwarmProcess] = []
-    spy = None
+    spy = hurting = None
     try:
         host.wait_until_listening()
+        kinds = host_processes(host.process.pid, 1 + result.workers + any(o.startswith("--web") for o in options))
         time.sleep(1.0)
         result.rss_idle_kib = memory_kib(host.process.pid)["VmRSS"]
         t0, t1 = start_swarms(swarms, port, bots, procs, warmup, seconds, folder / "bots")
         if ticker is not None:
             ticker.window = (t0, t1)
         spy = _profile(profile, host.process.pid, t0, seconds)
+        if visitors:
+            sleep_until(t0 - 2)
+            hurting = start_visitors(web, t1 - time.time())
         sleep_until(t0)
         overflows_before = listen_overflows()
-        host_before, bots_before = cpu_seconds(host.process.pid), [cpu_seconds(s.process.pid) for s in swarms]
+        host_before, bots_before = cpu_by_kind(kinds), [cpu_seconds(s.process.pid) for s in swarms]
+        user_before = cpu_seconds(host.process.pid)[0]
         sched_before = [scheduler_seconds(pid) for pid in [host.process.pid] + [s.process.pid for s in swarms]]
         engine_during, result.engine_games = engine_until(t1, players)
-        host_after, bots_after = cpu_seconds(host.process.pid), [cpu_seconds(s.process.pid) for s in swarms]
+        host_after, bots_after = cpu_by_kind(kinds), [cpu_seconds(s.process.pid) for s in swarms]
+        user_after = cpu_seconds(host.process.pid)[0]
         sched_after = [scheduler_seconds(pid) for pid in [host.process.pid] + [s.process.pid for s in swarms]]
         result.listen_overflows = listen_overflows() - overflows_before
         memory = memory_kib(host.process.pid)
+        result.peak_kib = peak_memory_by_kind(kinds)
         drain(swarms, t1)
     finally:
         if spy is not None:
             spy.wait()
+        if hurting is not None:
+            result.visitors = visitor_results(hurting, web)
         stop_host(host)
         outputs = [swarm.result(limit=60) for swarm in swarms]
 
     engine_after = engine_cpu_per_game(players)
     result.engine_cpu_per_game_ms = 1000 * engine_during
     result.engine_quiet_ms = [1000 * engine_before, 1000 * engine_after]
-    result.host_user_s = host_after[0] - host_before[0]
-    result.host_cpu_s = result.host_user_s + host_after[1] - host_before[1]
+    spent = {kind: host_after.get(kind, 0.0) - host_before.get(kind, 0.0) for kind in host_after}
+    result.main_cpu_s, result.workers_cpu_s, result.web_cpu_s = (spent.get(k, 0.0) for k in ("host", "worker", "web"))
+    result.host_cpu_s = result.main_cpu_s + result.workers_cpu_s
+    result.host_user_s = user_after - user_before  # the signing-up process's
     result.rss_loaded_kib, result.rss_peak_kib = memory["VmRSS"], memory["VmHWM"]
     result.rss_per_bot_kib = (result.rss_loaded_kib - result.rss_idle_kib) / bots
     share = [{key: 100 * (after[key] - before[key]) / seconds for key in after}
@@ -328,6 +364,13 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--floor", action="store_true",
                         help="after each host's run, the same bots against the floor host (bare Twisted) "
                              "replaying the games the host stored; on when no option is given (make bench)")
+    parser.add_argument("--compare-workers", action="store_true",
+                        help="instead, at the first --bots size: one process against worker processes, side by "
+                             "side, --rounds pairs (bench.load_compare)")
+    parser.add_argument("--compare-web", action="store_true",
+                        help="instead, at the first --bots size: the web view quiet against under fire, side by "
+                             "side, --rounds pairs (bench.load_compare)")
+    parser.add_argument("--rounds", type=int, default=2, help="pairs of runs to compare (default 2)")
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
     parser.add_argument("--keep", action="store_true", help="keep the host's store and log and the bots' records")
     parser.add_argument("--profile", type=Path, metavar="FILE",
@@ -336,9 +379,23 @@ def parse(argv: list[str]) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
+MAKE_BENCH = ["--bots", "500", "2000", "--floor"]
+MAKE_BENCH_COMPARE = ["--bots", "500", "--seconds", "15", "--compare-workers", "--compare-web"]
+
+
 def main(argv: list[str] | None = None) -> None:
-    """``python -m bench load [options]``; with no options (``make bench``), as ``--floor``."""
-    args = parse(argv or ["--floor"])
+    """``python -m bench load [options]``; with no options (``make bench``): 500 and 2,000 bots with the floor,
+    then both comparisons at 500 bots (15 s windows, two pairs each)."""
+    args = parse(argv or MAKE_BENCH)
+    if args.compare_workers or args.compare_web:
+        compare(args)
+    else:
+        sizes(args)
+    if not argv:
+        compare(parse(MAKE_BENCH_COMPARE))
+
+
+def sizes(args: argparse.Namespace) -> None:
     results = []
     for bots in args.bots:
         result = run_load(bots, args.seconds, args.warmup, args.players, args.procs, args.host_option, args.keep,
@@ -349,3 +406,19 @@ def main(argv: list[str] | None = None) -> None:
     print(table(results))
     if args.json:
         args.json.write_text(json.dumps([asdict(r) for r in results], indent=1))
+
+
+def compare(args: argparse.Namespace) -> None:
+    def run(bots: int, **how: Any) -> LoadResult:
+        result = run_load(bots, args.seconds, args.warmup, args.players, args.procs, keep=args.keep, **how)
+        print(describe(result), flush=True)
+        return result
+
+    if args.compare_workers:
+        pairs = compare_workers(run, args.bots[0], args.rounds)
+        print("\n### one process against worker processes, side by side\n")
+        print(workers_report(pairs), flush=True)
+    if args.compare_web:
+        pairs = compare_web(run, args.bots[0], args.rounds)
+        print("\n### the web view quiet against under fire, side by side\n")
+        print(web_report(pairs), flush=True)

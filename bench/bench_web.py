@@ -3,8 +3,9 @@
 Prints:
 
 - what following the games costs a game, per dealer step, with nobody
-  watching (the runner's callback: the narrator reads the step's log
-  entries, three topic look-ups);
+  watching (the runner's callback, ``evolution.web.live.LivePictures``: a
+  look-up; a game someone watches has its narrator read the step's log
+  entries too);
 - drawing and encoding one live picture of an 8-player game mid-game (done
   once per update, however many watch);
 - the reactor thread's CPU time per update per watcher: N event streams
@@ -30,6 +31,7 @@ from twisted.internet.task import Clock
 from twisted.web.resource import Resource
 from twisted.web.server import Site
 
+from evolution.games import game as game_named
 from evolution.net.game_log import GameLog
 from evolution.games.evolution.rules.cards import Deck
 from evolution.games.evolution.rules.dealer import Dealer
@@ -37,12 +39,14 @@ from evolution.games.evolution.rules.local import run_locally
 from evolution.games.evolution.rules.silly import SillyPlayer
 from evolution.web.push import Hub, Message, sse_bytes
 from evolution.web.site import WebResource
-from evolution.web.view import WebView
+from evolution.web.live import LivePictures
 
 UPDATES = 200
 
 
 class FakeRunner:
+    game = game_named("evolution")
+
     def __init__(self) -> None:
         self.running: dict[int, Any] = {}
         self.records: list = []
@@ -57,15 +61,15 @@ class Proxy:
     asking = None
 
 
-def game_with_steps(players: int, seed: int) -> tuple[Any, list[tuple[str, Any]]]:
-    """A finished local game's events, replayable into the view as a hosted game's would be."""
+def game_with_steps(runner: FakeRunner, players: int, seed: int) -> tuple[Any, list[tuple[str, Any]]]:
+    """A finished local game's events, replayable into the live pictures as a hosted game's would be."""
     events: list[tuple[str, Any]] = []
     names = [f"player {i}" for i in range(1, players + 1)]
     game = SimpleNamespace(id=1, names=names, seating=None, log=GameLog(Clock()), proxies=[Proxy() for _ in names],
-                           started_at="", dealer=None)
+                           started_at="", referee=None, runner=runner)
 
     def observe(event: str, dealer: Dealer) -> None:
-        game.dealer = dealer
+        game.referee = dealer
         game.log.add(1, "in", 0)  # a reply a step, for the narrator to read
         events.append((event, dealer))
 
@@ -75,14 +79,14 @@ def game_with_steps(players: int, seed: int) -> tuple[Any, list[tuple[str, Any]]
 
 def follow_cost() -> None:
     runner = FakeRunner()
-    view = WebView(runner, None, None, Clock())
+    pictures = LivePictures(runner)
     steps, elapsed = 0, 0.0
     for seed in range(200):
-        game, events = game_with_steps(8, seed)
-        view.live.clear()
+        game, events = game_with_steps(runner, 8, seed)
+        pictures.followed.clear()
         start = time.perf_counter()
         for event, _ in events:
-            view._game_event(event, game)
+            pictures._event(event, game)
         elapsed += time.perf_counter() - start
         steps += len(events)
     print(f"following a game, per dealer step, nobody watching: {elapsed / steps * 1e6:.1f} us ({steps} steps)")
@@ -90,16 +94,17 @@ def follow_cost() -> None:
 
 def picture_cost() -> bytes:
     runner = FakeRunner()
-    view = WebView(runner, None, None, Clock())
-    game, events = game_with_steps(8, 4)
+    pictures = LivePictures(runner)
+    game, events = game_with_steps(runner, 8, 4)
     middle = len(events) // 2
-    for event, _ in events[:middle]:
-        view._game_event(event, game)
     runner.running[game.id] = game
+    pictures.picture(game.id)  # followed from here, as once a visitor has asked
+    for event, _ in events[:middle]:
+        pictures._event(event, game)
     times = []
     for _ in range(300):
         start = time.perf_counter()
-        payload = sse_bytes(Message("game", view.live_game(game.id)))
+        payload = sse_bytes(Message("game", pictures.picture(game.id)))
         times.append(time.perf_counter() - start)
     print(f"one live picture of an 8-player game, drawn and encoded: {statistics.median(times) * 1e6:.0f} us,"
           f" {len(payload)} bytes")

@@ -33,6 +33,8 @@ def window_messages(outputs: list[dict[str, Any]]) -> int:
 def analyse(result: LoadResult, db: Path, outputs: list[dict[str, Any]], t0: float, t1: float) -> None:
     signups: list[float] = []
     result.messages = window_messages(outputs)
+    answered = sum(1 for output in outputs for at, _ in output.get("signups", ()) if t0 <= at < t1)
+    result.game_messages = result.messages - 2 * answered  # each sign-up: the name and its "ok"
     for output in outputs:
         window = output["window"]
         if "t0" in window and "t1" in window:
@@ -50,6 +52,7 @@ def analyse(result: LoadResult, db: Path, outputs: list[dict[str, Any]], t0: flo
     for output in outputs:
         replies.update(output["replies"])
         ended.update(name for name, _ in output["ended"])
+    result.bot_wait_ms = percentiles(_waits(replies, t0, t1))
 
     store = ResultsStore.open(db)
     try:
@@ -86,6 +89,8 @@ def analyse(result: LoadResult, db: Path, outputs: list[dict[str, Any]], t0: flo
     result.host_cpu_per_message_us = 1e6 * result.host_cpu_s / result.messages if result.messages else float("nan")
     result.messages_per_game = result.messages / in_window if in_window else float("nan")
     result.ratio_to_engine = result.host_cpu_per_game_ms / result.engine_cpu_per_game_ms
+    if result.workers and result.game_messages:
+        result.worker_cpu_per_message_us = 1e6 * result.workers_cpu_s / result.game_messages
     result.calls = len(parts["latency"])
     result.latency_ms = percentiles(parts["latency"])
     result.reply_wait_ms = percentiles(parts["wait"])
@@ -106,6 +111,17 @@ def analyse(result: LoadResult, db: Path, outputs: list[dict[str, Any]], t0: flo
     result.games_seen_end = seen_stored + -(-len(missing) // result.players)
     pending = db.with_name(db.name + ".pending")
     result.pending_writes = len(held(pending))
+
+
+def _waits(replies: dict[str, list], t0: float, t1: float) -> list[float]:
+    """How long each bot waited for its next question after writing a reply (in the window), in ms: the host's
+    turnaround and the other players' turns before it."""
+    waits = []
+    for calls in replies.values():
+        for (_, written), (read, _) in zip(calls, calls[1:]):
+            if t0 <= written < t1:
+                waits.append(1000 * (read - written))
+    return waits
 
 
 def _calls(log: list, started: float, names: dict[int, str], replies: dict[str, list], t0: float, t1: float,

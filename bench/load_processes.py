@@ -1,8 +1,9 @@
 """Measuring processes and the machine, and the bot processes, for the load benchmark (``bench.bench_load``).
 
 From ``/proc``: a process's CPU seconds (``cpu_seconds``), its threads' time running and waiting for a CPU
-(``scheduler_seconds``), its memory (``memory_kib``), and the machine's listen-queue overflows
-(``listen_overflows``); ``raise_file_limit``, ``sleep_until`` and ``percentiles``. The in-process engine's CPU per
+(``scheduler_seconds``), its memory (``memory_kib``), the host's processes (``host_processes``: its worker
+processes and the web view's) with their CPU and peak memory by kind (``cpu_by_kind``, ``peak_memory_by_kind``),
+and the machine's listen-queue overflows (``listen_overflows``); ``raise_file_limit``, ``sleep_until`` and ``percentiles``. The in-process engine's CPU per
 game, in a row (``engine_cpu_per_game``) and in bursts through the window (``engine_until``). The bot processes:
 ``SwarmProcess`` (one ``bench.swarm`` process), ``start_swarms`` (N bots in K processes, and the window agreed with
 them), ``drain`` (until no game runs) and ``stop_host`` (SIGTERM, then kill); ``ProgressLines``, a line every
@@ -59,6 +60,61 @@ def scheduler_seconds(pid: int) -> dict[str, float]:
         if task.name == str(pid):
             figures["main_run"], figures["main_wait"] = run, wait
     return figures
+
+
+def host_processes(pid: int, expected: int, limit: float = 30.0) -> dict[int, str]:
+    """The host's processes, ``{pid: "host" | "worker" | "web"}``: its own and its children (the store
+    process, the worker processes and the web view's), once ``expected`` children are there (or ``limit``
+    seconds have passed)."""
+    deadline = time.monotonic() + limit
+    children: list[int] = []
+    while time.monotonic() < deadline:
+        try:
+            children = [int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+        except OSError:
+            children = []
+        if len(children) >= expected:
+            break
+        time.sleep(0.1)
+    kinds = {pid: "host"}
+    for child in children:
+        try:
+            command = Path(f"/proc/{child}/cmdline").read_bytes()
+        except OSError:
+            continue
+        kinds[child] = _kind(command)
+    return kinds
+
+
+def _kind(command: bytes) -> str:
+    """A child of the host by its command line: the web view's (its process, or with ``--workers 0`` its store
+    reads' process), the store process (the host's writes, counted as the host's, as when they were a thread of
+    it), or a worker."""
+    if b"evolution.web.process" in command or b"evolution.host.read_process" in command:
+        return "web"
+    return "host" if b"evolution.host.store_process" in command else "worker"
+
+
+def cpu_by_kind(kinds: dict[int, str]) -> dict[str, float]:
+    """User + system CPU seconds of the host's processes so far, summed by kind."""
+    total: dict[str, float] = {}
+    for pid, kind in kinds.items():
+        try:
+            total[kind] = total.get(kind, 0.0) + sum(cpu_seconds(pid))
+        except OSError:
+            pass
+    return total
+
+
+def peak_memory_by_kind(kinds: dict[int, str]) -> dict[str, int]:
+    """The peak resident memory (VmHWM, KiB) of the host's processes so far, summed by kind."""
+    total: dict[str, int] = {}
+    for pid, kind in kinds.items():
+        try:
+            total[kind] = total.get(kind, 0) + memory_kib(pid)["VmHWM"]
+        except (OSError, KeyError):
+            pass
+    return total
 
 
 def listen_overflows() -> int:

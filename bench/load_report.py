@@ -15,16 +15,17 @@ def describe(result: LoadResult) -> str:
         f"{result.seconds:g} s window ({result.games} games, {result.messages} messages, {result.calls} calls)"
         + (f", host options {' '.join(result.host_options)}" if result.host_options else ""),
         f"  games/s {result.games_per_s:.1f}; {result.messages_per_game:.0f} messages per game",
-        f"  host CPU {100 * result.host_cpu_s / result.seconds:.0f}% of a core "
-        f"({100 * result.host_user_s / max(result.host_cpu_s, 1e-9):.0f}% user): "
-        f"{result.host_cpu_per_game_ms:.2f} ms per game, {result.host_cpu_per_message_us:.0f} us per message",
+        f"  host CPU {100 * result.host_cpu_s / result.seconds:.0f}% of a core: "
+        f"{result.host_cpu_per_game_ms:.2f} ms per game, {result.host_cpu_per_message_us:.0f} us per message"
+        + _processes(result),
         f"  host's reactor thread: running {result.reactor_run_percent:.0f}% of the window, waiting for a CPU "
         f"{result.reactor_wait_percent:.0f}%, idle or blocked the rest",
         f"  in-process engine {result.engine_cpu_per_game_ms:.3f} ms CPU per game during the window "
         f"({result.engine_games} games; {' before, '.join(f'{x:.3f}' for x in result.engine_quiet_ms)} after "
         f"the load); host/engine "
         f"{result.ratio_to_engine:.1f}x",
-        f"  call latency (host's log) p50 {lat['p50']:.0f} ms, p99 {lat['p99']:.0f} ms, max {lat['max']:.0f} ms",
+        f"  call latency (host's log) p50 {lat['p50']:.0f} ms, p99 {lat['p99']:.0f} ms, max {lat['max']:.0f} ms; "
+        f"a bot's wait for its next question p50/p99/max {_three(result.bot_wait_ms)} ms",
         f"  reply wait on the host p50 {wait['p50']:.1f} ms, p99 {wait['p99']:.1f} ms; "
         f"longest reactor stall {wait['max']:.0f} ms",
         f"  a call's parts, p50/p99/max: host's stamp to the bot reading the question "
@@ -56,6 +57,22 @@ def describe(result: LoadResult) -> str:
             f"floor (floor: {result.floor_games_per_s:.0f} games/s, CPU {result.floor_cpu_percent:.0f}% of a core)"
             + (f"; errors {result.floor_bot_errors}" if result.floor_bot_errors else ""))
     return "\n".join(lines)
+
+
+def _processes(result: LoadResult) -> str:
+    """How the host's processes shared its CPU (with worker processes)."""
+    if not result.workers:
+        return " (one process)"
+    seconds = result.seconds
+    text = (f"\n    signing-up process {100 * result.main_cpu_s / seconds:.0f}%, {result.workers} workers "
+            f"{100 * result.workers_cpu_s / seconds:.0f}% (the signing-up process's share "
+            f"{100 * result.main_cpu_s / max(result.host_cpu_s, 1e-9):.1f}%); a worker's CPU per message "
+            f"{result.worker_cpu_per_message_us:.1f} us ({result.game_messages} messages, sign-ups left out)")
+    if result.web_cpu_s:
+        text += f"; the web view's process {100 * result.web_cpu_s / seconds:.0f}% (not counted above)"
+    if result.peak_kib:
+        text += "; peak memory " + ", ".join(f"{kind} {kib / 1024:.0f} MiB" for kind, kib in result.peak_kib.items())
+    return text
 
 
 def _has_floor(result: LoadResult) -> bool:

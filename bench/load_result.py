@@ -5,6 +5,7 @@ figure means and how it is measured: the docstring of ``bench/bench_load.py``.""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass
@@ -60,4 +61,13 @@ class LoadResult:
     floor_games_per_s: float = float("nan")
     floor_cpu_percent: float = float("nan")
     floor_bot_errors: dict[str, int] = field(default_factory=dict)
+    workers: int = 0  # the host's worker processes (0: one process)
+    main_cpu_s: float = 0.0  # the process that signs players up (with the store writer's thread)
+    workers_cpu_s: float = 0.0
+    web_cpu_s: float = 0.0  # the web view's process, if any (not in host_cpu_s)
+    game_messages: int = 0  # messages in the window, sign-ups and their answers left out (the workers' part)
+    worker_cpu_per_message_us: float = float("nan")
+    peak_kib: dict[str, int] = field(default_factory=dict)  # peak resident memory by process kind
+    bot_wait_ms: dict[str, float] = field(default_factory=dict)  # a bot's reply written to its next question read
+    visitors: dict[str, Any] = field(default_factory=dict)  # the web view's visitors (--web under fire)
     folder: str = ""

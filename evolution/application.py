@@ -2,8 +2,9 @@
 
 Offers ``makeService(options, reactor)``, a ``MultiService`` of the results
 store, the lobby (and with ``--tournament`` the tournament service, with
-``--ladder`` the ladder's), with
-``--web`` the web view, and the listening endpoint (any endpoint string:
+``--ladder`` the ladder's), with ``--web`` the web view (in a process of its
+own when games are played in worker processes: ``evolution.web.process``),
+and the listening endpoint (any endpoint string:
 ``tcp:45678``, ``tcp:45678:interface=127.0.0.1``, ``ssl:...``; a listen
 backlog of 1024 unless the string sets one); and the command line,
 ``Options`` and ``TwistdOptions`` (``evolution.host.options``). It is the
@@ -19,40 +20,21 @@ log, and on standard error unless the log is shown there already
 
 from __future__ import annotations
 
-import gc
 import os
-from typing import Any
+from typing import Any, Callable
 
 from twisted.application import service
 from twisted.internet.error import ReactorNotRunning
+from twisted.logger import Logger
 
+from evolution.host.memory import GC_YOUNG, settle_memory
 from evolution.host.options import STARTUP_STATUS, Options, StartupError, TwistdOptions, fail
 from evolution.host.service import LobbyService, StoreService, allow_open_files, build_host, open_store
 from evolution.net.endpoints import ListeningService, server_endpoint
 
-__all__ = ["Options", "TwistdOptions", "makeService"]
+__all__ = ["GC_YOUNG", "Options", "TwistdOptions", "makeService", "settle_memory"]
 
-GC_YOUNG = 100_000  # more live container objects than at the last young collection, before the next (settle_memory)
-
-
-def settle_memory() -> None:
-    """Once started: keep what start-up built out of the collector's sight, and collect young objects less often.
-
-    Every game is freed by reference counting when it ends (nothing of it is
-    left in a reference cycle), so the cyclic collector only has to look
-    for the rare cycle a failure leaves behind. ``gc.freeze()`` moves the
-    modules, classes and services built at start-up to the permanent
-    generation, which no collection walks again; a first threshold of
-    ``GC_YOUNG`` (Python's default is 700) lets a young collection wait
-    until that many more container objects are alive than at the last one,
-    so a game's short-lived objects are gone by the time one runs instead of
-    being promoted to the older generations, whose collections walk every
-    live connection and game. Under the load benchmark at 500 bots the
-    collector's share of the reactor thread fell from 3% (10,000) to under 1%.
-    """
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(GC_YOUNG, *gc.get_threshold()[1:])
+log = Logger()
 
 
 def _stop_reactor(reactor: Any) -> None:
@@ -60,6 +42,36 @@ def _stop_reactor(reactor: Any) -> None:
         reactor.stop()
     except ReactorNotRunning:  # stopped by a signal in the meantime
         pass
+
+
+def _at_the_end(reactor: Any, web: bool, linger: float | None) -> Callable[[], None]:
+    """What the host does after its last game or tournament: stop; with a web view, after ``--linger`` (or never)."""
+
+    def stop() -> None:
+        reactor.callLater(0, _stop_reactor, reactor)
+
+    def stop_later() -> None:
+        if linger is None:
+            log.info("the last game is over; the web view stays up until the host is stopped")
+        else:
+            log.info("the last game is over; the web view stays up {linger:g} s more", linger=linger)
+            reactor.callLater(linger, _stop_reactor, reactor)
+
+    return stop_later if web else stop
+
+
+def _web(options: Options, reactor: Any, host: Any, echo: bool) -> service.Service:
+    """The web view: a process of its own with worker processes, else in this one (``--workers 0``)."""
+    if options["workers"] > 0:
+        from evolution.web.feed import HostFeed  # the web view's modules load only when it is asked for
+        from evolution.web.process import WebProcessService
+
+        feed = HostFeed(host.runner, host.factory, host.tournaments, reactor)
+        return WebProcessService(reactor, options["web"], options["db"], feed, options["web-connections"], echo)
+    from evolution.web.service import web_service
+
+    return web_service(options["web"], reactor, host.runner, host.factory, options["db"], tournaments=host.tournaments,
+                       echo=echo, max_connections=options["web-connections"])
 
 
 def makeService(options: Options, reactor: Any = None) -> service.MultiService:
@@ -71,9 +83,9 @@ def makeService(options: Options, reactor: Any = None) -> service.MultiService:
         fail(str(error), STARTUP_STATUS)
     allow_open_files(options["max-connections"])
     top = service.MultiService()
-    StoreService(writer, reactor).setServiceParent(top)
-    stop = lambda: reactor.callLater(0, _stop_reactor, reactor)  # noqa: E731
+    stop = _at_the_end(reactor, options["web"] is not None, options["linger"])
     host = build_host(options, writer, reactor, stop)
+    StoreService(writer, reactor, host.runner).setServiceParent(top)
     echo = not log_shown_on_stderr(options.parent)
     lobby = LobbyService(host.factory, host.runner, stop)
     if options["games"] is not None:
@@ -83,12 +95,7 @@ def makeService(options: Options, reactor: Any = None) -> service.MultiService:
         if mode is not None:
             mode.setServiceParent(top)
     if options["web"] is not None:
-        from evolution.web.service import web_service  # the web view's modules load only when it is asked for
-
-        web_service(
-            options["web"], reactor, host.runner, host.factory, options["db"], tournaments=host.tournaments,
-            echo=echo,
-        ).setServiceParent(top)
+        _web(options, reactor, host, echo).setServiceParent(top)
     reactor.callWhenRunning(settle_memory)
     endpoint = server_endpoint(reactor, options["port"])
     ListeningService(endpoint, host.factory, options["port"], echo).setServiceParent(top)

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from twisted.internet import reactor
-from twisted.internet.defer import Deferred, ensureDeferred, gatherResults
+from twisted.internet.defer import Deferred, ensureDeferred, gatherResults, maybeDeferred
 from twisted.internet.task import deferLater
 from twisted.logger import formatEvent, globalLogPublisher
 from twisted.trial import unittest
@@ -48,22 +48,42 @@ class LocalHost:
         self.writer.open()
         self.writer.start()
         self.factory, self.runner, self.tournaments, self.ladder = build_host(self.options, self.writer, reactor)
-        for mode in (self.tournaments, self.ladder):
-            if mode is not None:
-                mode.startService()
+        if self.ladder is not None:
+            self.ladder.startService()
         self.listening = reactor.listenTCP(0, self.factory, interface="127.0.0.1")
         self.port = self.listening.getHost().port
         self.readers: list[ResultsStore] = []
         self.stopped = False
+        # Connections are accepted (and a tournament's sign-up opens) once the workers are up: starting them
+        # takes the CPU a test's sign-up window needs; a client that connects sooner waits in the backlog.
+        self.listening.stopReading()
+        self.runner.ready().addCallback(self._open)
+
+    def _open(self, _: Any) -> None:
+        if self.stopped:
+            return
+        if self.tournaments is not None:
+            self.tournaments.startService()
+        self.listening.startReading()
 
     def client(self, name: str, player: Any = None) -> Deferred:
-        """A real client (in this process) that signs up and plays one game."""
-        return ensureDeferred(
-            play_remote(reactor, "127.0.0.1", self.port, name, player or SillyPlayer(), retries=0)
-        )
+        """A real client (in this process) that signs up and plays one game (once the host's workers are up:
+        starting them takes the machine's CPU, which a test's sign-up window would otherwise share)."""
+
+        async def play() -> Any:
+            await self.ready()
+            return await play_remote(reactor, "127.0.0.1", self.port, name, player or SillyPlayer(), retries=0)
+
+        return ensureDeferred(play())
+
+    async def ready(self) -> None:
+        """Once every worker process of the host has started (at once with --workers 0)."""
+        await self.runner.ready()
 
     async def stored(self) -> ResultsStore:
-        """The results store as a reader sees it once the writes handed over so far are done."""
+        """The results store as a reader sees it once the writes handed over so far are done (and, once the
+        runner is stopping, once its workers have reported every game)."""
+        await self.runner.stopped()
         await self.writer.idle()
         store = ResultsStore.open(self.options["db"])
         self.readers.append(store)
@@ -79,7 +99,7 @@ class LocalHost:
             if mode is not None and mode.running:
                 mode.stopService()
         self.factory.stop()
-        self.runner.stop()
+        await maybeDeferred(self.runner.stop)
         await self.writer.close()
         for reader in self.readers:
             reader.close()
@@ -116,11 +136,17 @@ async def until(predicate: Any, interval: float = 0.01) -> None:
         await deferLater(reactor, interval, lambda: None)
 
 
+def test_options(test: unittest.TestCase) -> tuple[str, ...]:
+    """Options a test case adds after its own (``HOST_OPTIONS``): a subclass runs its tests with
+    ``--workers 0``, say (``tests/test_host_one_process.py``)."""
+    return tuple(getattr(test, "HOST_OPTIONS", ()))
+
+
 def new_host(test: unittest.TestCase, *extra: str, folder: Path | None = None, **writer: Any) -> LocalHost:
     """A host in ``folder`` (default: a fresh one of ``test``'s), stopped when the test ends (``writer``:
     StoreWriter options)."""
     directory = folder if folder is not None else Path(test.mktemp())
     directory.mkdir(exist_ok=True)
-    host = LocalHost(directory, *extra, **writer)
+    host = LocalHost(directory, *extra, *test_options(test), **writer)
     test.addCleanup(host.stop)
     return host

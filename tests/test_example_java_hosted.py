@@ -55,6 +55,7 @@ class HostedJavaTests(unittest.TestCase):
     async def sign_up(self, host: Any, names: list[str], java: set[str], begun: Any) -> tuple[list[BotProcess], list]:
         """Each name in order, once the one before waits: a Java bot for the names in ``java``, else a client of ours."""
         bots, clients = [], []
+        await host.ready()  # the host's workers are up (a tournament's sign-up opens then)
         for index, name in enumerate(names):
             if name in java:
                 bots.append(self.spawn(host.port, name))

@@ -5,7 +5,9 @@ cyclic collector run rarely): a game whose dealer, proxies and connections
 held each other would wait, with its whole message log, for a full
 collection, which at a few thousand bots stalls the reactor for hundreds of
 milliseconds. The test plays a real game on loopback with the collector off
-and checks, through weak references, that nothing of it is left.
+and checks, through weak references, that nothing of it is left. It plays in
+one process (``--workers 0``) to see the game's objects: the game runner is
+the one each worker process runs (``evolution.host.worker``).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ class FreedWithoutCollectorTests(unittest.TestCase):
     timeout = 30
 
     async def test_a_finished_game_its_dealer_proxies_and_connections_are_freed_at_once(self) -> None:
-        host = new_host(self, "--players", "3-3", "--seed", "4")
+        host = new_host(self, "--players", "3-3", "--seed", "4", "--workers", "0")
         kept: list[weakref.ref] = []
 
         def begun(event: str, game) -> None:

@@ -13,7 +13,7 @@ from twisted.internet.testing import MemoryReactorClock
 from twisted.python import usage
 from twisted.scripts.twistd import ServerOptions
 
-from evolution.application import makeService
+from evolution.application import _at_the_end, makeService
 from evolution.host.service import SPARE_FILES, LobbyService, Options, StoreService
 from evolution.net.endpoints import LISTEN_BACKLOG, ListeningService
 
@@ -187,3 +187,19 @@ def test_the_open_file_limit_is_raised_to_fit_max_connections():
     )
     wanted = 1000 + SPARE_FILES
     assert int(result.stdout) == (wanted if hard == resource.RLIM_INFINITY else min(wanted, hard))
+
+
+@pytest.mark.parametrize("web, linger, stops_after", [(False, None, 0.0), (True, None, None), (True, 2.0, 2.0)])
+def test_after_the_last_game_a_host_with_a_web_view_stays_up_until_stopped_or_linger(web, linger, stops_after):
+    clock = MemoryReactorClock()
+    stopped: list[float] = []
+    clock.stop = lambda: stopped.append(clock.seconds())
+    _at_the_end(clock, web, linger)()
+    for _ in range(40):
+        clock.advance(0.1)
+    clock.advance(3600)
+    if stops_after is None:
+        assert stopped == []
+    else:
+        [when] = stopped
+        assert stops_after <= when <= stops_after + 0.11

@@ -68,6 +68,11 @@ class FaultCase(unittest.TestCase):
     def log(self, host: HostProcess) -> str:
         return host.log.read_text(errors="replace")
 
+    async def logged(self, host: HostProcess, text: str, limit: float = 10.0) -> None:
+        """Until the host's log holds ``text`` (a child's lines reach it a little later), at most ``limit`` s."""
+        deadline = time.monotonic() + limit
+        await until(lambda: text in self.log(host) or time.monotonic() > deadline, interval=0.05)
+
 
 class FullDiskTests(FaultCase):
     """The journal's room is reserved at start (16 MiB by default): the tmpfs holds it, the database, a filler."""
@@ -122,7 +127,9 @@ class HungDiskTests(FaultCase):
         self.assertEqual(overview.status, 503)
         self.assertLess(time.monotonic() - asked, 5 + SLACK)  # the reader's limit is 5 s
         self.assertIn("the results store has not answered within 5 s", overview.json()["error"])
-        self.assertIn("the results store has not answered a read within 5 s", self.log(host))
+        logged = "the results store has not answered a read within 5 s"
+        await self.logged(host, logged)  # the web view's process sends its log lines to the host's a batch at a time
+        self.assertIn(logged, self.log(host))
 
         stopped = time.monotonic()
         host.process.send_signal(signal.SIGTERM)

@@ -46,7 +46,7 @@ class LobbyAndGamesTests(unittest.TestCase):
         clients = [host.client(name, SlowPlayer(0.05)) for name in ("ann", "bo", NASTY)]
         await until(lambda: host.runner.running)
         [game_id] = host.runner.running
-        await until(lambda: host.runner.running and host.runner.running[game_id].referee.turn >= 1)
+        await host.until_turn(game_id, 1)  # the game is played in a worker process: its turn, as the API says
 
         listed = (await get(host.url("/api/games"))).json()
         self.assertEqual([(g["id"], g["status"]) for g in listed], [(game_id, "running")])

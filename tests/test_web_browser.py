@@ -13,12 +13,13 @@ import re
 from typing import Any, Callable
 
 from twisted.internet import reactor
-from twisted.internet.defer import gatherResults
+from twisted.internet.defer import ensureDeferred, gatherResults
 from twisted.internet.threads import blockingCallFromThread, deferToThread
 from twisted.trial import unittest
 
 from browser import chromium, missing
 from evolution.text import escape
+from hosting import until
 from webhosting import QUICK, SlowPlayer, apply, new_web_host, tournament_operations
 
 NASTY = '<img src=x onerror="document.title=\'owned\'">\x1b[31m\u202eevil'
@@ -66,7 +67,12 @@ class BrowserTests(unittest.TestCase):
         clients: list = []
 
         def sign_up(*names: str) -> None:
-            clients.extend(host.client(name, SlowPlayer(0.15)) for name in names)
+            """From the browser's thread: one after another, so the page lists them in sign-up order."""
+            for name in names:
+                waiting = on_reactor(lambda: len(host.factory.lobby))
+                clients.append(on_reactor(lambda name=name: [host.client(name, SlowPlayer(0.15))])[0])
+                on_reactor(lambda: ensureDeferred(
+                    until(lambda: len(host.factory.lobby) > waiting or host.runner.games_begun)))
 
         def browse() -> None:
             with chromium() as browser:
@@ -74,15 +80,13 @@ class BrowserTests(unittest.TestCase):
                 overview = page.open(host.url("/"))
                 overview.wait_for_selector("text=No game is running.")
                 self.assertIn("0 players waiting", text(overview, "main"))
-                on_reactor(lambda: sign_up("ann"))  # one after the other: the lobby lists them in sign-up order
-                overview.wait_for_selector("text=1 player waiting")
-                on_reactor(lambda: sign_up(NASTY))
+                sign_up("ann", NASTY)
                 overview.wait_for_selector("text=2 players waiting")
                 chips = overview.locator(".chips .name").all_inner_texts()
                 self.assertEqual(chips, ["ann", escape(NASTY)])
                 self.assertEqual(overview.locator("img").count(), 1)  # the brand icon: no name became markup
                 self.assertEqual(overview.title(), "Evolution host")
-                on_reactor(lambda: sign_up("cy"))
+                sign_up("cy")
                 overview.wait_for_selector("a.game-card")
                 page.check(self)
 

@@ -27,7 +27,7 @@ class FishApiTests(unittest.TestCase):
         clients = [fish_client(host, name, delay=0.05) for name in ("ann", "bea")]
         await until(lambda: host.runner.running)
         [game_id] = host.runner.running
-        await until(lambda: game_id not in host.runner.running or host.runner.running[game_id].referee.turn >= 2)
+        await host.until_turn(game_id, 2)  # the game may be played in a worker process: as its picture says
 
         running = (await get(host.url(f"/api/games/{game_id}"))).json()
         self.assertEqual((running["game"], running["status"]), ("fish", "running"))

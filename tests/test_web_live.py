@@ -96,8 +96,10 @@ class StuckBrowserTests(unittest.TestCase):
         # the web view (a blocking write) would remove them. The watchers' buffers are made small
         # (Twisted's send buffer 8 KiB instead of 64, the kernel's 4 KiB each way) so that a few
         # short games fill them.
+        # --workers 0: the games in the reactor that serves the web view, where a stuck browser could hold them
+        # (with workers they are in other processes, and their pictures come a few times a second at most).
         host = new_web_host(
-            self, "--players", "3-3", "--timeout", ANSWER_LIMIT,
+            self, "--players", "3-3", "--timeout", ANSWER_LIMIT, "--workers", "0",
             web={"interval": 0.002, "stall_limit": 2.0, "tick": 0.2},
         )
         hub = host.app.hub

@@ -21,11 +21,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from twisted.internet import reactor  # noqa: E402
 from twisted.internet.defer import ensureDeferred  # noqa: E402
+from twisted.internet.task import deferLater  # noqa: E402
 from twisted.internet.threads import blockingCallFromThread, deferToThread  # noqa: E402
 
 from browser import chromium, missing  # noqa: E402
 from hosting import until  # noqa: E402
-from webhosting import SlowPlayer, WebHost, fish_client  # noqa: E402
+from webhosting import SlowPlayer, WebHost, fish_client, get  # noqa: E402
 
 
 class Scene(NamedTuple):
@@ -33,7 +34,7 @@ class Scene(NamedTuple):
 
     options: tuple[str, ...]
     sign_up: Callable[[WebHost], None]
-    ready: Callable[[Any], bool]  # of the referee
+    ready: Callable[[Any], bool]  # of the running game, as /api/games/ID shows it
     drawn: str  # a selector of the drawn table
 
 
@@ -49,9 +50,9 @@ def fish_bots(host: WebHost) -> None:
 
 SCENES = {
     "evolution": Scene(("--players", "6-6", "--timeout", "2"), evolution_bots,
-                       lambda referee: referee.turn >= 2 and referee.step == "feed", ".species"),
+                       lambda game: game["turn"] >= 2 and game["step"] == "feed", ".species"),
     "fish": Scene(("--game", "fish", "--players", "4-4", "--timeout", "3", "--first-move-timeout", "3"), fish_bots,
-                  lambda referee: referee.turn >= 9, ".fish-board"),
+                  lambda game: game["turn"] >= 9, ".fish-board"),
 }
 
 
@@ -59,9 +60,12 @@ async def started(host: WebHost, scene: Scene) -> str:
     """Sign the bots up; once their game is where the scene wants it, the URL of its page."""
     scene.sign_up(host)
     await until(lambda: host.runner.running)
-    [game] = host.runner.running.values()
-    await until(lambda: scene.ready(game.referee) or game.id not in host.runner.running)
-    return host.url(f"/games/{game.id}")
+    [game_id] = host.runner.running
+    while True:  # the game may be played in a worker process: where it stands as the API says
+        answer = (await get(host.url(f"/api/games/{game_id}"))).json()
+        if answer.get("status") != "running" or scene.ready(answer):
+            return host.url(f"/games/{game_id}")
+        await deferLater(reactor, 0.05, lambda: None)
 
 
 def shoot(host: WebHost, arguments: Any) -> None:

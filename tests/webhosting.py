@@ -5,6 +5,7 @@ Offers:
 - ``new_web_host(test, *host_options, web={...})``: ``hosting.LocalHost``
   plus the web view (``evolution.web.service.WebApp``) listening on a free
   loopback port; ``host.url(path)``; ``host.sign_up_in_order(names, delay)``;
+  ``host.until_turn(game_id, turn)``;
   stopped when the test ends;
 - ``get(url)``: a real HTTP GET (urllib, on a thread) -> ``Response``;
 - ``EventClient`` (``follow(port, path)``): a real HTTP client of one event
@@ -57,7 +58,7 @@ from evolution.tournament.manager import TournamentManager
 from evolution.tournament.scoring import points
 from evolution.tournament.standings import Entrant, GameReport
 from evolution.web.service import WebApp
-from hosting import ANSWER_LIMIT, SIGNUP_LIMIT, LocalHost, until
+from hosting import ANSWER_LIMIT, SIGNUP_LIMIT, LocalHost, test_options, until
 
 QUICK = ("--timeout", ANSWER_LIMIT, "--signup-timeout", SIGNUP_LIMIT)  # games start when their players are in
 
@@ -83,6 +84,14 @@ class WebHost(LocalHost):
             await until(lambda: len(self.factory.lobby) == before + len(clients) or self.tournaments.current is not None)
         return clients
 
+    async def until_turn(self, game_id: int, turn: int) -> None:
+        """Wait until the running game ``game_id`` is in turn ``turn`` or later, as its picture says."""
+        while True:
+            answer = (await get(self.url(f"/api/games/{game_id}"))).json()
+            if answer.get("status") != "running" or answer["turn"] >= turn:
+                return
+            await deferLater(reactor, 0.01, lambda: None)
+
     async def stop(self) -> None:
         if self.stopped:
             return
@@ -94,7 +103,7 @@ class WebHost(LocalHost):
 def new_web_host(test: unittest.TestCase, *extra: str, **web: Any) -> WebHost:
     directory = Path(test.mktemp())
     directory.mkdir(parents=True)
-    host = WebHost(directory, *extra, **web)
+    host = WebHost(directory, *extra, *test_options(test), **web)
     test.addCleanup(host.stop)
     return host
 
@@ -258,10 +267,15 @@ class SlowFish:
 
 
 def fish_client(host: Any, name: str, strategy: str = "greedy", delay: float = 0.0) -> Deferred:
-    """A Fish client of ours (the course's protocol) on the host; fires with its outcome, or its error."""
+    """A Fish client of ours (the course's protocol) on the host, once its workers are up (``LocalHost.client``);
+    fires with its outcome, or its error."""
     player = SlowFish(strategy, delay) if strategy in ("greedy", "maximin") else game("fish").strategy(strategy)
-    played = ensureDeferred(play_remote(reactor, "127.0.0.1", host.port, name, player, retries=0, game="fish"))
-    return played.addErrback(lambda failure: failure.value)
+
+    async def play() -> Any:
+        await host.ready()
+        return await play_remote(reactor, "127.0.0.1", host.port, name, player, retries=0, game="fish")
+
+    return ensureDeferred(play()).addErrback(lambda failure: failure.value)
 
 
 class Cheat(SillyPlayer):

@@ -24,7 +24,14 @@ manager both use:
 - ``watch(callback)``: ``callback(event, game)`` for "begin", each step of
   the referee, and "over" (the web view follows games this way);
 - ``stop()`` records the games still running as aborted, so nothing is lost
-  when the host stops.
+  when the host stops (``stopped()`` fires once they are recorded).
+
+The seams a worker process uses (``evolution.host.worker``, and the host's
+``evolution.host.pooled``): ``play_numbered(id, seed, ...)`` plays a game
+numbered elsewhere, ``start_game(connections, (id, seed))`` likewise;
+``keep(record, log)`` is where a finished game goes (the store writer, with
+its log line), ``announce_begin`` / ``announce_over`` the log lines.
+``GameSettings`` lives in ``evolution.host.game_settings``.
 
 A game counts as over, its players are hung up and the next game may start
 whether or not the database took the record at once: the store writer keeps
@@ -44,7 +51,8 @@ from twisted.internet.interfaces import IReactorTime
 from twisted.logger import Logger
 from twisted.python.failure import Failure
 
-from evolution.games import DEFAULT_GAME, Dialect, Game, GameSetup, Referee, game as game_named
+from evolution.games import Referee
+from evolution.host.game_settings import GameSettings
 from evolution.host.records import GameRecord, seat_records
 from evolution.host.store import game_operation
 from evolution.net.deadlines import Deadlines
@@ -58,36 +66,6 @@ log = Logger()
 
 RECENT_RECORDS = 1000
 """Records of finished games the runner keeps in memory (the web view shows the latest at once)."""
-
-
-@dataclass(frozen=True)
-class GameSettings:
-    """How the host plays its games: which game, set up how, in which dialect, with which limits."""
-
-    game: str = DEFAULT_GAME
-    setup: GameSetup | None = None  # None: the game's defaults
-    timeout: float | None = None  # seconds for each answer; None: the game's default
-    seed: int | None = None  # first game's seed; later games count up from it
-    dialect: str | None = None  # None: the game's first (the course's)
-    send_scores: bool = False  # the dialect's scores at every game's end (Evolution's score message)
-    tell_removed: bool = False  # the dialect's word to a removed player before hanging up
-
-    @property
-    def kind(self) -> Game:
-        return game_named(self.game)
-
-    def game_setup(self) -> GameSetup:
-        return self.setup if self.setup is not None else self.kind.setup({})
-
-    def speaking(self) -> Dialect:
-        return self.kind.dialect(self.dialect or self.kind.dialects[0])
-
-    def seconds(self) -> float:
-        return self.timeout if self.timeout is not None else self.kind.default_timeout
-
-    def recorded(self) -> dict[str, Any]:
-        """What a stored game keeps of the settings it was played with (and needs to replay it)."""
-        return {"timeout": self.seconds(), **self.game_setup().recorded(), "dialect": self.speaking().name}
 
 
 @dataclass(frozen=True)
@@ -267,17 +245,22 @@ class GameRunner:
             return random.randrange(2**31)
         return self.settings.seed + self.games_begun - 1
 
+    def number(self) -> tuple[int, int | None]:
+        """The next game's id (from the store writer) and seed; it counts as begun."""
+        self.games_begun += 1
+        return self.writer.new_game_id(), self._next_seed()
+
     def play(self, connections: list[HostProtocol], seating: Seating | None = None) -> Deferred[GameOutcome]:
         """Play a game with these players (in turn order); fires with its outcome, never fails."""
-        self.games_begun += 1
-        game = RunningGame(self, self.writer.new_game_id(), connections, self._next_seed(), seating)
+        return self.play_numbered(*self.number(), connections, seating)
+
+    def play_numbered(
+        self, game_id: int, seed: int | None, connections: list[HostProtocol], seating: Seating | None = None
+    ) -> Deferred[GameOutcome]:
+        """``play`` a game whose id and seed were given already."""
+        game = RunningGame(self, game_id, connections, seed, seating)
         self.running[game.id] = game
-        log.info(
-            "game {game} begins: {players} ({deck})",
-            game=game.id,
-            players=", ".join(map(quoted, game.names)),
-            deck=self.setup.deal(game.seed) if game.seed is None else f"seed {game.seed}",
-        )
+        self.announce_begin(game.id, game.names, game.seed)
         self.tell("begin", game)
         game.play().addCallbacks(
             lambda result: self._over(game, result, "finished"), lambda failure: self._crashed(game, failure)
@@ -285,7 +268,9 @@ class GameRunner:
         return game.over
 
     def hang_up(self, connection: HostProtocol, reason: str) -> None:
-        """Close a removed player's connection, after the dialect's word to it (``--tell-removed``), if any."""
+        """Close a removed player's connection, after the dialect's word to it (``--tell-removed``), if any.
+
+        (A worker process tells the host first: ``evolution.host.worker.WorkerRunner``.)"""
         notice = self.dialect.removal(reason, self.settings.tell_removed)
         if notice is not None:
             connection.sendMessage(notice)
@@ -340,17 +325,25 @@ class GameRunner:
 
         return said.addBoth(done)
 
-    def start_game(self, connections: list[HostProtocol]) -> Deferred[GameOutcome | None]:
-        """The lobby's callback: greet, play a game with those still there, bid them farewell, hang up."""
-        return self.greet(connections).addCallback(self._play_greeted, connections)
+    def start_game(
+        self, connections: list[HostProtocol], numbered: tuple[int, int | None] | None = None
+    ) -> Deferred[GameOutcome | None]:
+        """The lobby's callback: greet, play a game with those still there, bid them farewell, hang up.
 
-    def _play_greeted(self, failures: list[str | None], connections: list[HostProtocol]) -> Any:
+        ``numbered``: the game's id and seed, when they were given already (a worker's game).
+        """
+        return self.greet(connections).addCallback(self._play_greeted, connections, numbered)
+
+    def _play_greeted(
+        self, failures: list[str | None], connections: list[HostProtocol], numbered: tuple[int, int | None] | None
+    ) -> Any:
         ready = [connection for connection, failure in zip(connections, failures) if failure is None]
         if len(ready) < self.game.min_players:
             log.info("no game: {count} of its players answered the greeting, {needed} are needed",
                      count=len(ready), needed=self.game.min_players)
             return DeferredList([self.farewell(connection, False) for connection in ready]).addCallback(lambda _: None)
-        return self.play(ready).addCallback(self._farewells)
+        playing = self.play(ready) if numbered is None else self.play_numbered(*numbered, ready)
+        return playing.addCallback(self._farewells)
 
     def _farewells(self, outcome: GameOutcome) -> Deferred[GameOutcome]:
         """The farewell to each player still in at the end; one removed, or failing after the game, hears nothing.
@@ -369,13 +362,21 @@ class GameRunner:
         log.failure("game {game} aborted by an error in the host", failure, game=game.id)
         self._over(game, None, f"aborted: {failure.getErrorMessage()}")
 
-    def stop(self) -> None:
+    def stop(self) -> Any:
         """The host is stopping: store every running game as aborted and hang up."""
-        for game in list(self.running.values()):
+        for game in [game for game in self.running.values() if isinstance(game, RunningGame)]:
             self._over(game, None, "aborted: the host stopped")
             for connection in game.connections:
                 connection.close()
         self.deadlines.stop()
+
+    def ready(self) -> Deferred:
+        """Fires once the runner can play games (at once, here; a pooled runner waits for its workers)."""
+        return succeed(None)
+
+    def stopped(self) -> Deferred:
+        """Fires once ``stop`` has recorded every game (at once, here; a pooled runner waits for its workers)."""
+        return succeed(None)
 
     def _over(self, game: RunningGame, result: GameResult | None, outcome: str) -> None:
         if self.running.pop(game.id, None) is None:  # already recorded (aborted when the host stopped)
@@ -384,10 +385,35 @@ class GameRunner:
             proxy.log, proxy.on_failure = None, None
             if proxy.failure is not None:  # failed after the referee's last safe point: hang up now
                 proxy.close()
-        record = self._annotated(game, game.record(result, outcome))
+        record = self._recorded(game, game.record(result, outcome), game.log.to_text())
+        game.referee.observer = None  # the referee and the game no longer hold each other: refcounting frees them
+        game.game_over(result).addCallback(lambda failed: self._settled(game, record, failed))
+
+    def _recorded(self, game: Any, record: GameRecord, log_text: str | bytes | None) -> GameRecord:
+        """A game is over: scored for its tournament, stored (with its tournament's standings), counted, told."""
+        record = self._annotated(game, record)
+        standings = game.seating.standings() if game.seating is not None else None
+        self.keep(record, log_text, standings)
+        self.games_over += 1
+        self.records.append(record)
+        self.tell("over", game)
+        return record
+
+    def keep(self, record: GameRecord, log_text: str | bytes | None, standings: list | None = None) -> None:
+        """A game is over: store it with its message log (the log's JSON text, or it compressed), and say so."""
         if self.writer is not None:
-            standings = game.seating.standings() if game.seating is not None else None
-            self.writer.write(game_operation(record, game.log.to_text(), standings))
+            self.writer.write(game_operation(record, log_text, standings))
+        self.announce_over(record)
+
+    def announce_begin(self, game_id: int, names: list[str], seed: int | None) -> None:
+        log.info(
+            "game {game} begins: {players} ({deck})",
+            game=game_id,
+            players=", ".join(map(quoted, names)),
+            deck=self.setup.deal(seed) if seed is None else f"seed {seed}",
+        )
+
+    def announce_over(self, record: GameRecord) -> None:
         ranking = "; ".join(
             f"{p.rank}. {quoted(p.name)} {p.score}"
             for p in sorted(record.players, key=lambda p: p.rank or 99)
@@ -395,16 +421,11 @@ class GameRunner:
         )
         log.info(
             "game {game} {outcome} after {turns}: {ranking}",
-            game=game.id,
-            outcome=escape(outcome),
+            game=record.id,
+            outcome=escape(record.outcome),
             turns=plural(record.turns, "turn"),
             ranking=ranking or "nobody left",
         )
-        self.games_over += 1
-        self.records.append(record)
-        self.tell("over", game)
-        game.referee.observer = None  # the referee and the game no longer hold each other: refcounting frees them
-        game.game_over(result).addCallback(lambda failed: self._settled(game, record, failed))
 
     def _settled(self, game: RunningGame, record: GameRecord, failed: tuple[str | None, ...]) -> None:
         for name, reason in zip(game.names, failed):

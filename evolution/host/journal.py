@@ -11,7 +11,9 @@ Offers ``Journal(path, reserve)`` (``<db>.pending``) and ``InUse``:
   even the reserve has no room left for them (nothing is written then);
 - ``clear()`` once the database holds them all; ``count``, ``close()``;
 - ``held(path)``: what a journal file holds, read without taking the lock
-  (for tools and tests: the writes a next start would apply).
+  (for tools and tests: the writes a next start would apply);
+- ``operation_text(operation)``: an operation as one line of JSON (a game's
+  log compressed already, as a worker sends it, goes as ``{"zlib": base64}``).
 
 Why a reserve: a journal that needs new room on the disk fails just when it
 is needed, when the disk is full. Its room is allocated when the host starts
@@ -40,6 +42,7 @@ finishing its writes) and then gives up with ``InUse``.
 
 from __future__ import annotations
 
+import base64
 import fcntl
 import json
 import os
@@ -160,7 +163,7 @@ class Journal:
             self._generation = secrets.randbits(64)
         lines = b"".join(
             b"%016x %d " % (self._generation, self.count + k)
-            + json.dumps(operation, separators=(",", ":")).encode("ascii") + b"\n"
+            + operation_text(operation).encode("ascii") + b"\n"
             for k, operation in enumerate(operations)
         )
         try:
@@ -198,6 +201,17 @@ class Journal:
     def room(self) -> int:
         """Bytes of the reserve still free."""
         return max(0, self.size - self.end)
+
+
+def operation_text(operation: Operation) -> str:
+    """An operation as one line of JSON (a log compressed already goes as ``{"zlib": base64}``)."""
+    return json.dumps(operation, separators=(",", ":"), default=_compressed_json)
+
+
+def _compressed_json(value: Any) -> Any:
+    if isinstance(value, bytes):
+        return {"zlib": base64.b64encode(value).decode("ascii")}
+    raise TypeError(f"{type(value).__name__} is not JSON")
 
 
 def held(path: str | Path) -> list[Operation]:

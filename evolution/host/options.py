@@ -41,6 +41,7 @@ SECONDS = {
     "signup-timeout": (None, 0.01, 3600.0),  # the dialect's own (Fish's course protocol: 10 s), else 5 s
     "signup-window": (None, 0.01, 3600.0),  # 10 s for single games, 30 s per tournament sign-up period
     "number-grace": (DEFAULT_NUMBER_GRACE, 0.001, 1.0),
+    "linger": (None, 0.01, 1_000_000.0),  # with --web: until stopped
 }
 WHOLE_NUMBERS = {
     "games": (None, 1, 1_000_000),
@@ -54,6 +55,8 @@ WHOLE_NUMBERS = {
     "rounds": (None, 1, 1000),
     "tournaments": (1, 1, 1_000_000),
     "journal-reserve": (RESERVE_MIB, 1, 65536),
+    "workers": (os.cpu_count() or 1, 0, 256),
+    "web-connections": (256, 1, 100_000),
 }
 SIGNUP_WINDOW = {"games": 10.0, "tournament": 30.0, "ladder": 1.0}
 SIGNUP_TIMEOUT = 5.0  # when the dialect names no limit of its own
@@ -185,7 +188,13 @@ class Options(usage.Options):
         ["dialect", None, None, "the protocol's dialect (default: the game's first, the course's): "
          + "; ".join(f"{name} {', '.join(game(name).dialects)}" for name in GAME_NAMES)
          + " (evolution's seed002: tagged messages, \"ack\", the scores to every player at the end)"],
-        ["web", None, None, "serve the live web view on this endpoint too, e.g. tcp:8080:interface=127.0.0.1"],
+        ["web", None, None, "serve the live web view on this endpoint too, e.g. tcp:8080:interface=127.0.0.1 (in a"
+         " process of its own when --workers is above 0)"],
+        _seconds("linger", "with --web: after the last game (--games) or tournament (--tournaments), keep the web view"
+                 " up this long, then stop (default: until the host is stopped)"),
+        _whole("web-connections", "with --web: most web connections at once; more are answered 503"),
+        _whole("workers", "worker processes that play the games (default: the number of cores); 0 plays every game"
+               " in the one process that signs players up"),
         ["tournament", None, None, "run tournaments instead of single games: knockout or swiss"],
         _whole("signup-periods", "with --tournament: sign-up periods before giving up"),
         _whole("min-signups", "with --tournament: players needed when a period ends (default: MIN of --players)"),
@@ -251,6 +260,8 @@ class Options(usage.Options):
         self._check_port("port", self["port"])
         if self["web"] is not None:
             self._check_port("web", self["web"])
+        elif self["linger"] is not None:
+            raise usage.UsageError("--linger goes with --web: without a web view the host stops at the end")
 
     def _game_setup(self, chosen: Game) -> Any:
         """The chosen game's setup from its own options; another game's options are a mistake."""

@@ -5,8 +5,9 @@ factory, the game runner and, with ``--tournament``, the tournament
 service, with ``--ladder``, the ladder service; not yet listening: tests
 use it alone), ``open_store`` (the store
 writer, its problems one ``StartupError``), ``StoreService`` (starts the
-store process once the reactor runs, and waits for it, at most ``STOP_LIMIT``
-seconds, when the application stops), ``LobbyService`` (stops the host
+store process once the reactor runs; when the application stops, waits for
+the games' records, a host with workers for their reports, then for the
+store process, at most ``STOP_LIMIT`` seconds), ``LobbyService`` (stops the host
 after ``--games`` games; when stopped, closes the lobby and stores running
 games as aborted) and ``allow_open_files``. The whole application, with the
 listening endpoints and the web view, is ``evolution.application``.
@@ -21,6 +22,7 @@ from __future__ import annotations
 from typing import Any, Callable, NamedTuple
 
 from twisted.application import service
+from twisted.internet.defer import succeed
 from twisted.logger import Logger
 
 from evolution.host.games import GameRunner, GameSettings
@@ -44,11 +46,14 @@ SPARE_FILES = 64  # open files besides the connections: the store, logs, listeni
 
 
 class StoreService(service.Service):
-    """Starts the store process once the reactor runs; when the application stops, waits for it (bounded)."""
+    """Starts the store process once the reactor runs; when the application stops, waits for the games to be
+    recorded (``runner.stopped()``: a host with workers waits for their reports) and for the store process
+    (bounded)."""
 
-    def __init__(self, writer: StoreWriter, reactor: Any) -> None:
+    def __init__(self, writer: StoreWriter, reactor: Any, runner: GameRunner | None = None) -> None:
         self.writer = writer
         self.reactor = reactor
+        self.runner = runner
 
     def startService(self) -> None:
         super().startService()
@@ -56,7 +61,8 @@ class StoreService(service.Service):
 
     def stopService(self) -> Any:
         super().stopService()
-        return self.writer.close()
+        recorded = self.runner.stopped() if self.runner is not None else succeed(None)
+        return recorded.addBoth(lambda _: self.writer.close())
 
 
 class LobbyService(service.Service):
@@ -76,10 +82,10 @@ class LobbyService(service.Service):
             log.info("{games} {verb} over; stopping", games=plural(count, "game"), verb=verb)
             self.stop()
 
-    def stopService(self) -> None:
+    def stopService(self) -> Any:
         super().stopService()
         self.factory.stop()
-        self.runner.stop()
+        return self.runner.stop()
 
 
 class Host(NamedTuple):
@@ -92,7 +98,11 @@ class Host(NamedTuple):
 
 
 def build_host(options: Options, writer: StoreWriter, clock: Any, stop: Callable[[], None] | None = None) -> Host:
-    """The sign-up factory, game runner and (with ``--tournament``, ``--ladder``) its service, not yet listening."""
+    """The sign-up factory, game runner and (with ``--tournament``, ``--ladder``) its service, not yet listening.
+
+    With ``--workers N`` above 0 the runner plays its games in N worker
+    processes (``evolution.host.pooled``), started once the reactor runs.
+    """
     settings = GameSettings(
         game=options["game"],
         setup=options["setup"],
@@ -102,7 +112,6 @@ def build_host(options: Options, writer: StoreWriter, clock: Any, stop: Callable
         send_scores=options["send-scores"],
         tell_removed=options["tell-removed"],
     )
-    runner = GameRunner(settings, writer, clock)
     config = SignupConfig(
         min_players=options["min_players"],
         max_players=options["max_players"],
@@ -113,8 +122,9 @@ def build_host(options: Options, writer: StoreWriter, clock: Any, stop: Callable
         max_depth=options["max-depth"],
         max_connections=options["max-connections"],
         number_grace=options["number-grace"],
-        signup=runner.dialect.signup,
+        signup=settings.speaking().signup,
     )
+    runner = _runner(settings, config, writer, clock, options["workers"])
     tournaments = None
     policy: Any = GameLobby(runner.start_game, LagProbe(clock))
     if options["tournament"] is not None:
@@ -142,6 +152,15 @@ def build_host(options: Options, writer: StoreWriter, clock: Any, stop: Callable
                                options["signup-window"], LagProbe(clock))
         policy = ladder.policy
     return Host(SignupFactory(config, policy, clock), runner, tournaments, ladder)
+
+
+def _runner(settings: GameSettings, config: SignupConfig, writer: StoreWriter, clock: Any, workers: int) -> GameRunner:
+    if workers == 0:
+        return GameRunner(settings, writer, clock)
+    from evolution.host.pooled import PooledRunner
+    from evolution.host.worker import worker_config
+
+    return PooledRunner(settings, writer, clock, workers, lambda number: worker_config(settings, config, number))
 
 
 def open_store(path: str, reactor: Any, reserve_mib: int = RESERVE_MIB) -> StoreWriter:

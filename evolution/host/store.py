@@ -28,6 +28,7 @@ The host never calls the write methods itself: they run in its store process
 
 from __future__ import annotations
 
+import base64
 import json
 import sqlite3
 import zlib
@@ -52,9 +53,10 @@ T = TypeVar("T")
 
 
 def game_operation(
-    game: GameRecord, log: list | str | None = None, entrants: Iterable[EntrantRecord] | None = None
+    game: GameRecord, log: list | str | bytes | None = None, entrants: Iterable[EntrantRecord] | None = None
 ) -> Operation:
-    """Store a game (it must carry its id) with its message log: entries, or their JSON text (ASCII).
+    """Store a game (it must carry its id) with its message log: entries, their JSON text (ASCII), or that
+    text compressed already (``zlib``, as a worker process sends it: the store keeps it as it is).
 
     A tournament's game carries its ``entrants``' standings as they are with it, stored in the same
     transaction: the standings stored always count every game stored, even mid-round.
@@ -65,6 +67,19 @@ def game_operation(
     if entrants is not None:
         operation["entrants"] = [_plain(entrant) for entrant in entrants]
     return operation
+
+
+def compressed_log(text: str) -> bytes:
+    """A message log's JSON text (ASCII) as the store keeps it."""
+    return zlib.compress(text.encode("ascii"), 6)
+
+
+def _log_blob(log: list | str | bytes | dict | None) -> bytes | None:
+    if log is None or isinstance(log, bytes):
+        return log
+    if isinstance(log, dict):  # compressed, read back from the journal
+        return base64.b64decode(log["zlib"])
+    return compressed_log(log if isinstance(log, str) else json.dumps(log, separators=(",", ":")))
 
 
 def tournament_begun(tournament: TournamentRecord) -> Operation:
@@ -138,7 +153,7 @@ class ResultsStore:
             else:
                 raise ValueError(f"unknown store operation {kind!r}")
 
-    def _store_game(self, game: GameRecord, log: list | str | None, entrants: list[dict] | None) -> None:
+    def _store_game(self, game: GameRecord, log: list | str | bytes | dict | None, entrants: list[dict] | None) -> None:
         execute = self.connection.execute
         inserted = execute(
             "INSERT INTO games (id, started_at, ended_at, deck, seed, turns, outcome, tournament_id, round, settings,"
@@ -162,9 +177,8 @@ class ResultsStore:
                 for p in game.players
             ],
         )
-        if log is not None:
-            text = log if isinstance(log, str) else json.dumps(log, separators=(",", ":"))
-            blob = zlib.compress(text.encode("ascii"), 6)
+        blob = _log_blob(log)
+        if blob is not None:
             execute("INSERT INTO game_logs (game_id, format, log) VALUES (?, ?, ?)", (game.id, LOG_FORMAT, blob))
         if entrants and game.tournament_id is not None:
             self._update_entrants(game.tournament_id, entrants)

@@ -30,12 +30,11 @@ reason and reported, so it cannot block the writes behind it.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from pathlib import Path
 from typing import Callable
 
-from evolution.host.journal import Journal, Operation
+from evolution.host.journal import Journal, Operation, operation_text
 from evolution.host.store import ResultsStore, StoreError
 
 Report = Callable[[str, str], None]
@@ -171,7 +170,7 @@ class Keeper:
     def _reject(self, operation: Operation, error: Exception) -> None:
         try:
             with open(self.rejected_path, "a", encoding="ascii") as rejected:
-                rejected.write(json.dumps({"error": str(error), "operation": operation}) + "\n")
+                rejected.write(operation_text({"error": str(error), "operation": operation}) + "\n")
         except OSError:
             pass
         self.report(
@@ -188,7 +187,7 @@ class Keeper:
             self.report(
                 "critical",
                 f"could not keep {describe(operation)} anywhere (database and {self.journal.path} refused it);"
-                f" here it is: {json.dumps(operation)}",
+                f" here it is: {operation_text(operation)}",
             )
         if self.waiting and not unkept:
             self.report(

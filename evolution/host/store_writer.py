@@ -31,7 +31,6 @@ started on the same ``--db`` meanwhile waits for the lock (``LOCK_WAIT``).
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -41,7 +40,7 @@ from twisted.logger import Logger, LogLevel
 
 from evolution.host.child import ChildProcess
 from evolution.host.database import BUSY_TIMEOUT_MS, StoreError, check_path, connect
-from evolution.host.journal import LOCK_WAIT, RESERVE, InUse, Journal
+from evolution.host.journal import LOCK_WAIT, RESERVE, InUse, Journal, operation_text
 from evolution.host.store import Operation, ResultsStore
 from evolution.host.store_keeper import Keeper, describe
 
@@ -262,7 +261,7 @@ class StoreWriter:
         for operation, done in self._unconfirmed.values():
             log.critical(
                 "the store process ended before keeping {what}; here it is: {data}",
-                what=describe(operation), data=json.dumps(operation),
+                what=describe(operation), data=operation_text(operation),
             )
             done.callback(False)
         self._unconfirmed.clear()

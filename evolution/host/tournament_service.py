@@ -2,7 +2,8 @@
 
 Offers ``TournamentService``, the application service of tournament mode.
 It owns the lobby's policy (``SignupPeriods``, ``evolution.net.lobbies``):
-when the host starts, sign-up opens; when enough players have signed up, a
+when the host starts, sign-up opens (a tournament that begins before the
+worker processes are up has its first games wait for them); when enough players have signed up, a
 ``TournamentRun`` (``evolution.host.tournaments``) plays the tournament with
 them; when too few signed up in every period, every waiting client is closed
 and an empty tournament is stored. After ``count`` tournaments the host

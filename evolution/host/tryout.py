@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from twisted.internet import protocol
-from twisted.internet.defer import Deferred, ensureDeferred
+from twisted.internet.defer import Deferred, ensureDeferred, maybeDeferred
 from twisted.logger import Logger
 from twisted.python.failure import Failure
 
@@ -257,7 +257,7 @@ class Tryout:
                 kill.cancel()
         host.ladder.stopService()
         host.factory.stop()
-        host.runner.stop()
+        await maybeDeferred(host.runner.stop)  # with worker processes: once they have reported their games
         await listening.stopListening()
         for bot in house:
             bot.cancel()

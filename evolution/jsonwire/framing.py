@@ -81,7 +81,7 @@ def decode_value(data: bytes) -> Any:
         raise FramingError(f"not JSON: {error.msg} at line {error.lineno} column {error.colno}") from None
     except (UnicodeDecodeError, ValueError, RecursionError) as error:
         raise FramingError(f"not JSON: {error}") from None
-    if text[end:].strip(_JSON_WHITESPACE):  # str.strip() would also pass Unicode spaces (a no-break space)
+    if text[end:].strip(_JSON_WHITESPACE):  # JSON's whitespace only: str.strip() would take \x0b and Unicode spaces too
         raise FramingError(f"not JSON: unexpected {text[end:end + 10]!r} after a value")
     return value
 
@@ -133,6 +133,11 @@ class JSONStreamDecoder:
     def number_waiting(self) -> bool:
         """True when the buffer ends in a complete number that more digits could still extend."""
         return self.pending and self._number in _WHOLE_NUMBER
+
+    def unframed(self) -> bytes:
+        """The bytes fed and not yet returned as a value (a value still incomplete): a new decoder fed
+        them is where this one is."""
+        return bytes(self._buffer)
 
     def take_number(self) -> list[Any]:
         """The number waiting at the end of the buffer, taken as complete (``[]`` if none)."""

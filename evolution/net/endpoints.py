@@ -13,15 +13,20 @@ Problems are one sentence each: ``EndpointError`` when the string itself is
 wrong, ``EndpointUnavailable`` when it is right but this machine cannot serve
 it (TLS not installed, a certificate that cannot be read). And
 ``ListeningService``, a service that listens on an endpoint and ends twistd
-with one sentence (status 1) when its port cannot be had.
+with one sentence (status 1) when its port cannot be had
+(``cannot_listen``). ``listen_for_another`` listens here for another
+process, which accepts with ``adopt_listening`` (the web view's process:
+the port is had, or refused, when the host starts, and before twistd sheds
+privileges).
 """
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from twisted.application.internet import StreamServerEndpointService
 from twisted.internet.endpoints import serverFromString
@@ -176,7 +181,52 @@ class ListeningService(StreamServerEndpointService):
             self._cannot_listen(error.strerror or error)
 
     def _cannot_listen(self, why: object) -> None:
-        message = f"twistd evolution: cannot listen on {self.description}: {why}"
-        if self.echo and sys.__stderr__ is not None and sys.stderr is not sys.__stderr__:  # stderr goes to the log
-            print(message, file=sys.__stderr__, flush=True)
-        raise SystemExit(message) from None
+        cannot_listen(self.description, why, self.echo)
+
+
+def cannot_listen(description: str, why: object, echo: bool = True) -> NoReturn:
+    """End twistd with one sentence: the port of ``description`` cannot be had (``echo``: on stderr too)."""
+    message = f"twistd evolution: cannot listen on {description}: {why}"
+    if echo and sys.__stderr__ is not None and sys.stderr is not sys.__stderr__:  # stderr goes to the log
+        print(message, file=sys.__stderr__, flush=True)
+    raise SystemExit(message) from None
+
+
+def listen_for_another(reactor: Any, description: str, echo: bool = True) -> tuple[int, int]:
+    """Listen on ``description`` here (a port that cannot be had ends twistd with one sentence) for another
+    process to accept on: the listening socket's descriptor (a duplicate: this process's reactor never
+    accepts on it) and its address family. The other process adopts it with ``adopt_listening``."""
+    found: list[Any] = []
+    try:
+        server_endpoint(reactor, description).listen(Factory()).addBoth(found.append)
+    except OSError as error:
+        cannot_listen(description, error.strerror or error, echo)
+    result = found[0] if found else None
+    if not hasattr(result, "socket"):
+        error = getattr(result, "value", result)
+        why = getattr(error, "socketError", None) or getattr(error, "strerror", None) or error
+        cannot_listen(description, why, echo)
+    result.stopReading()
+    handle = result.socket
+    fd, family = os.dup(handle.fileno()), handle.family
+    handle.close()  # no shutdown: the duplicate goes on listening
+    result.connected = False
+    return fd, family
+
+
+def adopt_listening(reactor: Any, fd: int, family: int, description: str, factory: Factory) -> Any:
+    """Accept on a listening socket another process made (``listen_for_another``), as ``description`` says:
+    over TLS for an ``ssl:`` endpoint (its certificate read here); ``fd`` is closed (the reactor keeps a copy)."""
+    if _fields(description)[0] == "ssl":
+        from twisted.internet.testing import MemoryReactor  # a recorder: the certificate is read as at start-up
+
+        recorder = MemoryReactor()
+        server_endpoint(recorder, description).listen(factory)
+        [(_port, _factory, context, _backlog, _interface)] = recorder.sslServers
+        from twisted.protocols.tls import TLSMemoryBIOFactory
+
+        factory = TLSMemoryBIOFactory(context, False, factory)
+    try:
+        return reactor.adoptStreamPort(fd, family, factory)
+    finally:
+        os.close(fd)

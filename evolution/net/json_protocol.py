@@ -20,6 +20,12 @@ Two things help a subclass judge what it reads:
   delimiter is understood. Without them such a number waits for a
   delimiter, since ``1`` may still become ``12``.
 
+A connection can move to another process (``evolution.net.handover``):
+``detach()`` stops the protocol without closing the connection and gives
+back what it had read but not yet handed on (the start of a value still
+incomplete, and any value of the same read not yet delivered, written out
+again); ``resume(unread)`` carries on with those bytes as if just read.
+
 With ``write_at_once`` (the host's connections), a message goes to the
 kernel at once when nothing else waits to be sent on the connection
 (``write_now``), rather than on the reactor's next pass: a question is on
@@ -62,9 +68,11 @@ class JSONStreamProtocol(Protocol):
         self.sent_before_value = 0
         self._pending_since = 0  # messages_sent when the value still incomplete began to arrive
         self._grace: IDelayedCall | None = None
+        self._detached: list[Any] | None = None  # values read but not delivered when the connection moved away
 
     def connectionMade(self) -> None:
         self._decoder = JSONStreamDecoder(self.max_bytes, self.max_depth)
+        self._detached = None
         set_no_delay = getattr(self.transport, "setTcpNoDelay", None)
         if set_no_delay is not None:
             set_no_delay(True)
@@ -93,6 +101,8 @@ class JSONStreamProtocol(Protocol):
     def _deliver(self, values: list[Any], first_since: int, rest_since: int) -> None:
         for index, value in enumerate(values):
             if not self._reading():
+                if self._detached is not None:  # moved to another process: these go with it
+                    self._detached.extend(values[index:])
                 return
             self.sent_before_value = first_since if index == 0 else rest_since
             self.messageReceived(value)
@@ -150,6 +160,32 @@ class JSONStreamProtocol(Protocol):
         self._cancel_grace()
         if self.transport is not None:
             self.transport.loseConnection()
+
+    def detach(self) -> None:
+        """Stop, leaving the connection open: another process takes it (``evolution.net.handover.take``).
+
+        The transport is forgotten, not closed. What was read and not handed
+        on is ``unread()``, once the read under way (if this was called from
+        within it) has ended.
+        """
+        self._detached = []
+        self.connected = False
+        self._cancel_grace()
+        self.transport = None
+
+    def unread(self) -> bytes:
+        """After ``detach``: what was read and not handed on, as bytes to feed the next owner.
+
+        Values of the read under way that were not delivered come first,
+        written out again, then the bytes of a value still incomplete.
+        """
+        undelivered = b"".join(encode_text(value).encode("utf-8") + b"\n" for value in self._detached or ())
+        return undelivered + (self._decoder.unframed() if self._decoder is not None else b"")
+
+    def resume(self, unread: bytes) -> None:
+        """Carry on (on a new transport, after ``connectionMade``) from bytes another owner had read."""
+        if unread:
+            self.dataReceived(unread)
 
     def messageReceived(self, value: Any) -> None:
         raise NotImplementedError

@@ -24,6 +24,11 @@ Offers ``SignupConfig``, ``HostProtocol`` (one per connection) and
     playing      every message goes to the game's proxy player (a ``RemoteSeat``)
                  (``play(proxy)``).
     closed       nothing more is read.
+    away         in another process (``evolution.net.handover``): the host
+                 handed the socket to a worker that plays its game. A
+                 connection that comes back, or arrives in a worker, is
+                 adopted in this state (``arriving``) and holds what it reads
+                 until its holder says ``play`` or ``wait``.
 
 What to do with the players in the lobby is the lobby's policy
 (``evolution.net.lobbies``): start a game of them, or a tournament, or a
@@ -66,7 +71,7 @@ from evolution.text import escape, quoted
 
 log = Logger()
 
-SIGNING_UP, IN_LOBBY, PLAYING, CLOSED = "signing-up", "in-lobby", "playing", "closed"
+SIGNING_UP, IN_LOBBY, PLAYING, CLOSED, AWAY = "signing-up", "in-lobby", "playing", "closed", "away"
 SIGNUP_MAX_BYTES = 4096
 DEFAULT_MAX_REPLY = 16 * 1024
 """The default longest message of a signed-up client. A player only ever answers with an
@@ -136,6 +141,15 @@ class HostProtocol(JSONStreamProtocol):
         self._on_waiting_failure: Callable[[str], None] | None = None
         self._deadline: IDelayedCall | None = None
         self._got_bytes = False
+        self._held = b""  # read while away (arriving): handed on at play() or wait()
+        self._close_on_return = False
+
+    @classmethod
+    def arriving(cls, name: str, factory: Any) -> HostProtocol:
+        """A signed-up connection about to be adopted from another process (``evolution.net.handover``)."""
+        connection = cls()
+        connection.factory, connection.name, connection.state = factory, name, AWAY
+        return connection
 
     @property
     def peer(self) -> str:
@@ -143,9 +157,16 @@ class HostProtocol(JSONStreamProtocol):
 
     def connectionMade(self) -> None:
         config = self.factory.config
-        self.max_bytes, self.max_depth = min(SIGNUP_MAX_BYTES, config.max_bytes), config.max_depth
+        away = self.state == AWAY  # adopted: signed up already, and counted where it was signed up
+        self.max_bytes = config.max_bytes if away else min(SIGNUP_MAX_BYTES, config.max_bytes)
+        self.max_depth = config.max_depth
         self.clock, self.number_grace = self.factory.clock, config.number_grace
         super().connectionMade()
+        if away:
+            if self._close_on_return:
+                self.state = CLOSED
+                self.close()
+            return
         self.factory.open_connections += 1
         rules = config.signup
         if rules.silent:
@@ -172,6 +193,9 @@ class HostProtocol(JSONStreamProtocol):
         self.factory.sign_up_silent(self)
 
     def dataReceived(self, data: bytes) -> None:
+        if self.state == AWAY:
+            self._held += data
+            return
         if self.state == SIGNING_UP and self.factory.config.signup.silent:
             if data.strip(b" \t\r\n"):
                 self.refuse("spoke before the host asked anything: in this dialect a client signs up by "
@@ -201,6 +225,32 @@ class HostProtocol(JSONStreamProtocol):
         else:
             self.refuse(f"malformed sign-up: {reason}")
 
+    def resume(self, unread: bytes) -> None:
+        """Adopted: keep what the last owner had read until ``play`` or ``wait`` says who hears it."""
+        self._held += unread
+
+    def _hand_on_held(self) -> None:
+        held, self._held = self._held, b""
+        if held and self.connected:
+            super().dataReceived(held)
+
+    def hold(self) -> None:
+        """Between owners (a game over, its connection about to move): keep what arrives for the next one."""
+        if self.state != CLOSED:
+            self.state, self.proxy, self._on_waiting_failure = AWAY, None, None
+
+    def unread(self) -> bytes:
+        return super().unread() + self._held
+
+    def hand_over(self) -> Any:
+        """Give the connection to another process (``evolution.net.handover.take``): away from now on."""
+        from evolution.net.handover import take
+
+        self._cancel_deadline()
+        handover = take(self)
+        self.state, self.proxy, self._on_waiting_failure = AWAY, None, None
+        return handover
+
     def connectionLost(self, reason: Failure = None) -> None:
         super().connectionLost(reason)
         self.factory.open_connections -= 1
@@ -220,10 +270,12 @@ class HostProtocol(JSONStreamProtocol):
             on_failure("disconnected while waiting for a game")
             return
         self.state, self.proxy, self._on_waiting_failure = IN_LOBBY, None, on_failure
+        self._hand_on_held()
 
     def play(self, proxy: Any) -> None:
         """From now on every message goes to ``proxy``."""
         self.state, self.proxy, self._on_waiting_failure = PLAYING, proxy, None
+        self._hand_on_held()
 
     def _waiting_failed(self, reason: str) -> None:
         on_failure, self._on_waiting_failure = self._on_waiting_failure, None
@@ -249,6 +301,9 @@ class HostProtocol(JSONStreamProtocol):
         """The host hangs up: whoever held the connection while it waited hears nothing of it (it knows)."""
         self._on_waiting_failure = None
         self._cancel_deadline()
+        if self.state == AWAY and self.transport is None:  # in another process: closed when it comes back
+            self._close_on_return = True
+            return
         super().close()
 
 

@@ -7,8 +7,8 @@ Offers:
   view on ``endpoint`` (an endpoint string: ``tcp:8080:interface=127.0.0.1``,
   ``ssl:...``) from the host's reactor; ``runner`` is the host's
   ``GameRunner``, ``lobby`` its ``SignupFactory`` (or None), ``db_path`` the
-  results store, ``tournaments`` an optional ``TournamentSource``
-  (``evolution.web.view``). ``settings``: ``store_refresh`` (seconds
+  results store, ``tournaments`` the host's tournament service, if any
+  (``in_progress()``, ``watch``: ``evolution.web.feed.HostFeed``). ``settings``: ``store_refresh`` (seconds
   between reads of a watched picture that comes from the store, 5) and the
   push hub's (``interval``, ``stall_limit``, ``max_watchers``, ...:
   ``evolution.web.push.Hub``);
@@ -17,7 +17,11 @@ Offers:
 - ``WebApp(reactor, runner, lobby, db_path, tournaments=None, **settings)``:
   the parts (``view``, ``hub``, ``reader``, ``site``) without the listening
   port, for tests; ``start()`` and ``stop()``;
-- ``build_site(view, hub, store_refresh) -> Site``: the ``twisted.web`` site alone.
+- ``build_site(view, hub, store_refresh, max_connections) -> Site``: the
+  ``twisted.web`` site alone (``evolution.web.bounds.BoundedSite``).
+
+With worker processes (``--workers`` above 0) the host serves the web view
+from a process of its own instead: ``evolution.web.process``.
 
 A port that cannot be had stops twistd with one sentence, as the game port
 does.
@@ -33,21 +37,28 @@ from twisted.internet.defer import Deferred, gatherResults, maybeDeferred
 from twisted.web.server import Site
 
 from evolution.net.endpoints import ListeningService
+from evolution.web.bounds import MAX_CONNECTIONS, BoundedSite
 from evolution.web.push import Hub
 from evolution.web.reader import StoreReader
 from evolution.web.site import WebResource
-from evolution.web.view import TournamentSource, WebView
+from evolution.web.feed import Feed, HostFeed
+from evolution.web.view import WebView
 
 
-def build_site(view: WebView, hub: Hub, store_refresh: float = 5.0) -> Site:
-    site = Site(WebResource(view, hub, store_refresh))
+def build_site(view: WebView, hub: Hub, store_refresh: float = 5.0, max_connections: int = MAX_CONNECTIONS) -> Site:
+    site = BoundedSite(WebResource(view, hub, store_refresh), max_connections)
     site.displayTracebacks = False
     site.noisy = False
     return site
 
 
 class WebApp:
-    """The web view's parts, wired together, not yet listening (tests listen on a port of their own)."""
+    """The web view's parts, wired together, not yet listening (tests listen on a port of their own).
+
+    ``WebApp(reactor, runner, lobby, db_path, tournaments=None, **settings)``
+    follows a host in this process (``HostFeed``); ``WebApp.of(feed,
+    reactor, db_path, **settings)`` any feed (the web view's own process).
+    """
 
     def __init__(
         self,
@@ -55,16 +66,23 @@ class WebApp:
         runner: Any,
         lobby: Any,
         db_path: str,
-        tournaments: TournamentSource | None = None,
+        tournaments: Any = None,
         store_refresh: float = 5.0,
+        feed: Feed | None = None,
+        max_connections: int = MAX_CONNECTIONS,
         **settings: Any,
     ) -> None:
+        self.feed = feed if feed is not None else HostFeed(runner, lobby, tournaments, reactor)
         self.reader = StoreReader(db_path, reactor)
-        self.view = WebView(runner, lobby, self.reader, reactor, tournaments)
+        self.view = WebView(self.feed, self.reader, reactor)
         self.hub = Hub(reactor, **settings)
         self.view.changed = self.hub.mark
         self.hub.tickers.append(self.view.check_lobby)
-        self.site = build_site(self.view, self.hub, store_refresh)
+        self.site = build_site(self.view, self.hub, store_refresh, max_connections)
+
+    @classmethod
+    def of(cls, feed: Feed, reactor: Any, db_path: str, **settings: Any) -> WebApp:
+        return cls(reactor, None, None, db_path, feed=feed, **settings)
 
     def start(self) -> None:
         self.reader.start()
@@ -96,7 +114,7 @@ def web_service(
     runner: Any,
     lobby: Any,
     db_path: str,
-    tournaments: TournamentSource | None = None,
+    tournaments: Any = None,
     echo: bool = True,
     **settings: Any,
 ) -> WebService:

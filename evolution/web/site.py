@@ -27,8 +27,8 @@ and connections from this origin only; no inline script or style, no
 frames, no forms), ``nosniff``, no referrer and no framing; errors are one
 JSON sentence, never a traceback.
 
-Pictures read from the store (a tournament without a ``TournamentSource``,
-the overview's stored part) are drawn again every ``store_refresh`` seconds
+Pictures read from the store (a tournament the host does not run, the
+overview's stored part) are drawn again every ``store_refresh`` seconds
 (the overview every twice that) while anyone watches, and sent only if they
 changed.
 """
@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any, Callable
 from urllib.parse import parse_qs
 
-from twisted.internet.defer import Deferred, maybeDeferred
+from twisted.internet.defer import Deferred
 from twisted.logger import Logger
 from twisted.python.failure import Failure
 from twisted.web.resource import Resource
@@ -286,9 +286,11 @@ class WebResource(Resource):
         return self.view.overview().addCallback(lambda data: Message("overview", data))
 
     def _game_message(self, game_id: int) -> Deferred[Message]:
-        live = self.view.live_game(game_id)
+        return self.view.live_game(game_id).addCallback(self._game_or_over, game_id)
+
+    def _game_or_over(self, live: Any, game_id: int) -> Any:
         if live is not None:
-            return maybeDeferred(Message, "game", live)
+            return Message("game", live)
         return self.view.game(game_id).addCallback(lambda data: Message("over", data or {"id": game_id}, last=True))
 
     def _tournament_message(self, tournament_id: int) -> Deferred[Message]:

@@ -1,9 +1,11 @@
-"""The web view's model: what each page shows, from the running host and the results store.
+"""The web view's model: what each page shows, from the running host (a feed) and the results store.
 
-Offers ``WebView`` and ``TournamentSource``. ``WebView(runner, lobby,
-reader, clock, tournaments=None)`` follows the game runner (``runner.watch``)
-and answers, as JSON (Deferreds where the store is read, in the reader's
-process; a read it does not answer in time fails with ``Unanswered``, a 503):
+Offers ``WebView``. ``WebView(feed, reader, clock)`` follows the host's feed
+(``evolution.web.feed``: in the host's process, or over a channel from the
+web view's own) and answers, as JSON (Deferreds: the store is read in the
+reader's process, ``evolution.web.reader``, where a read not answered in
+time fails with ``Unanswered``, a 503; a running game is drawn where it is
+played):
 
 - ``overview()``: the lobby, running games, running and recent tournaments
   with their standings, recent games, the rating leaderboard, the top of the
@@ -14,16 +16,15 @@ process; a read it does not answer in time fails with ``Unanswered``, a 503):
   --ladder --json`` prints it; read from the store, which each ladder game updates).
 
 ``changed`` (the push hub's ``mark``) hears the name of every picture that
-changed: "overview", "game/ID", "tournament/ID". On every dealer step of a
-running game the view does a few dictionary look-ups and reads the log
-entries the step added (``Narrator``); nothing else runs in the game's call.
+changed: "overview", "game/ID", "tournament/ID". A running game's picture is
+drawn only when asked for (its lines begin there; its replay has them all).
 
-Games are read from memory while they run and for the last
+Games are read from the feed while they run and for the last
 ``keep_finished`` after they end (so a game's page shows its result at
 once, before the store process has stored it), else from the store.
-Tournaments come from ``tournaments`` (a ``TournamentSource``) while it runs
-them, else from the store, read again when one of their games ends and
-every few seconds while someone watches.
+Tournaments come from the feed while the host runs them, else from the
+store, read again when one of their games is stored and every few seconds
+while someone watches.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ import gzip
 import json
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any, Callable, Protocol, Sequence
+from typing import Any, Callable
 
 from twisted.internet.defer import Deferred, fail, succeed
 from twisted.logger import Logger
@@ -40,6 +41,7 @@ from twisted.python.failure import Failure
 
 from evolution.host.records import GameRecord
 from evolution.host.transcripts import NoSuchSeat, transcript
+from evolution.web.feed import Feed, gathered
 from evolution.web.frames import replay_frames
 from evolution.web.reader import (
     Busy,
@@ -50,38 +52,13 @@ from evolution.web.reader import (
     stored_game,
     tournament_and_games,
 )
-from evolution.web.summaries import LEADERS, finished_game, leaderboard, lobby_digest, lobby_json, running_game
+from evolution.web.summaries import LEADERS, finished_game, leaderboard
 
 log = Logger()
 Json = Any
 RECENT = 10
 REPLAYS_KEPT = 16
 STORED_MAX_AGE = 10.0
-
-
-class TournamentSource(Protocol):
-    """What the web view asks of the host's tournaments, where the host runs any (optional).
-
-    ``in_progress()``: the tournaments in progress as they stand now, each with
-    an ``id`` and ``to_json()`` (``TournamentRecord``); ``watch(callback)``:
-    ``callback(tournament_id)`` after each change (begun, a game over, a
-    round over, over).
-    """
-
-    def in_progress(self) -> Sequence[Any]: ...
-
-    def watch(self, callback: Callable[[int], None]) -> None: ...
-
-
-class LiveGame:
-    """A running game, its game's drawing, and the lines said about it so far."""
-
-    __slots__ = ("game", "drawing", "narrator")
-
-    def __init__(self, game: Any) -> None:
-        self.game = game
-        self.drawing = game.runner.game.drawing()
-        self.narrator = self.drawing.narrator(game.names)
 
 
 @dataclass(frozen=True)
@@ -177,66 +154,47 @@ def _stored_transcript(store: Any, game_id: int, seat: int | None) -> Json:
 
 
 class WebView:
-    def __init__(
-        self,
-        runner: Any,
-        lobby: Any,
-        reader: StoreReader,
-        clock: Any,
-        tournaments: TournamentSource | None = None,
-        keep_finished: int = 8,
-    ) -> None:
-        self.runner = runner
-        self.lobby = lobby
+    def __init__(self, feed: Feed, reader: StoreReader, clock: Any, keep_finished: int = 8) -> None:
+        self.feed = feed
         self.reader = reader
         self.clock = clock
-        self.source = tournaments
         self.keep_finished = keep_finished
         self.changed: Callable[[str], None] = lambda key: None
-        self.live: dict[int, LiveGame] = {}
-        self.finished: OrderedDict[int, tuple[GameRecord, Any]] = OrderedDict()  # the record and its GameLog
+        self.finished: OrderedDict[int, GameRecord] = OrderedDict()
         self._replays: OrderedDict[int, Encoded] = OrderedDict()
         self._replaying: dict[int, Pending] = {}
         self._stored: Json = {"recent_games": [], "tournaments": [], "leaderboard": [], "ladder": []}
         self._stored_at = float("-inf")
         self._stored_reading: Pending | None = None
-        self._lobby_digest = lobby_digest(lobby)
+        self._lobby_digest: str | None = None
         self.following = True
-        runner.watch(self._game_event)
-        if tournaments is not None:
-            tournaments.watch(self._tournament_event)
+        feed.watch(self._host_event)
 
     # -- what the host tells ----------------------------------------------------------
 
-    def _game_event(self, event: str, game: Any) -> None:
+    def _host_event(self, event: str, value: Any) -> None:
         if not self.following:
             return
-        live = self.live.get(game.id)
-        if live is None:
-            live = self.live[game.id] = LiveGame(game)
-            if event != "begin":  # the view started while the game ran: tell only what comes next
-                live.narrator.step(event, game.referee, game.log.entries)
-                live.narrator.lines.clear()
-        elif event != "over":
-            live.narrator.step(event, game.referee, game.log.entries)
-        if event == "over":
-            self._game_over(game)
-        self.changed(f"game/{game.id}")
-        self.changed("overview")
-        if game.seating is not None:
-            self.changed(f"tournament/{game.seating.tournament_id}")
-
-    def _game_over(self, game: Any) -> None:
-        del self.live[game.id]
-        record = next((record for record in reversed(self.runner.records) if record.id == game.id), None)
-        if record is not None:
-            self.finished[game.id] = (record, game.log)
+        if event == "begin":
+            game_id, tournament = value
+            self._game_changed(game_id, tournament)
+        elif event == "changed":
+            self.changed(f"game/{value}")
+        elif event == "stepped":
+            self.changed("overview")
+        elif event == "over":
+            self.finished[value.id] = value
             while len(self.finished) > self.keep_finished:
                 self.finished.popitem(last=False)
-        idle = getattr(self.runner.writer, "idle", None)
-        stored = idle() if idle is not None else succeed(None)
-        tournament = game.seating.tournament_id if game.seating is not None else None
-        stored.addCallback(lambda _: self._store_changed(tournament))
+            self._game_changed(value.id, value.tournament_id)
+        elif event in ("stored", "tournament"):
+            self._store_changed(value)
+
+    def _game_changed(self, game_id: int, tournament: int | None) -> None:
+        self.changed(f"game/{game_id}")
+        self.changed("overview")
+        if tournament is not None:
+            self.changed(f"tournament/{tournament}")
 
     def _store_changed(self, tournament: int | None) -> None:
         self._stored_at = float("-inf")
@@ -244,16 +202,15 @@ class WebView:
         if tournament is not None:
             self.changed(f"tournament/{tournament}")
 
-    def _tournament_event(self, tournament_id: int) -> None:
-        if self.following:
-            self._store_changed(tournament_id)
-
     def check_lobby(self) -> None:
         """Called every second while anyone watches: has the lobby changed?"""
-        digest = lobby_digest(self.lobby)
-        if digest != self._lobby_digest:
-            self._lobby_digest = digest
-            self.changed("overview")
+        self.feed.lobby().addCallbacks(self._lobby_seen, lambda failure: None)
+
+    def _lobby_seen(self, lobby: Json) -> None:
+        if lobby["digest"] != self._lobby_digest:
+            if self._lobby_digest is not None:
+                self.changed("overview")
+            self._lobby_digest = lobby["digest"]
 
     def stop(self) -> None:
         self.following = False
@@ -265,8 +222,7 @@ class WebView:
         if self.clock.seconds() - self._stored_at < STORED_MAX_AGE:
             return succeed(self._stored)
         if self._stored_reading is None:
-            reading = self.reader.read(_stored_overview, self.runner.game.name)
-            self._stored_reading = Pending(reading, self._stored_read)
+            self._stored_reading = Pending(self.reader.read(_stored_overview, self.feed.game), self._stored_read)
         return self._stored_reading.wait()
 
     def _stored_read(self, result: Any) -> Json:
@@ -282,16 +238,18 @@ class WebView:
         return self._stored
 
     def overview(self) -> Deferred[Json]:
-        return self._stored_part().addCallback(self._overview)
+        parts = [self._stored_part(), self.feed.lobby(), self.feed.running(), self.feed.tournaments()]
+        return gathered(parts).addCallback(lambda found: self._overview(*found))
 
-    def _overview(self, stored: Json) -> Json:
+    def _overview(self, stored: Json, lobby: Json, running: list[Json], live: list[Json]) -> Json:
+        self._lobby_digest = lobby["digest"]
         finished = {data["id"]: data for data in stored["recent_games"]}
-        finished.update((game_id, finished_game(record)) for game_id, (record, _) in self.finished.items())
+        finished.update((game_id, finished_game(record)) for game_id, record in self.finished.items())
         recent = sorted(finished.values(), key=lambda data: -data["id"])[:RECENT]
-        tournaments = self._with_live_tournaments(stored["tournaments"])
+        tournaments = _with_live_tournaments(stored["tournaments"], live)
         return {
-            "lobby": lobby_json(self.lobby, self.clock),
-            "running": [running_game(game) for game in sorted(self.runner.running.values(), key=lambda g: g.id)],
+            "lobby": lobby["lobby"],
+            "running": running,
             "recent_games": recent,
             "tournaments": [t for t in tournaments if t["status"] == "running"]
             + [t for t in reversed(tournaments) if t["status"] != "running"][:RECENT],
@@ -299,48 +257,39 @@ class WebView:
             "ladder": stored["ladder"],
         }
 
-    def _live_tournaments(self) -> dict[int, Any]:
-        return {record.id: record for record in self.source.in_progress()} if self.source is not None else {}
-
-    def _with_live_tournaments(self, stored: list[Json]) -> list[Json]:
-        tournaments = {data["id"]: data for data in stored}
-        tournaments.update((tid, record.to_json()) for tid, record in self._live_tournaments().items())
-        return [tournaments[tid] for tid in sorted(tournaments)]
-
     # -- games ------------------------------------------------------------------------
 
     def games(self, limit: int, before: int | None = None) -> Deferred[list[Json]]:
-        def merged(records: list[GameRecord]) -> list[Json]:
+        def merged(found: list[Any]) -> list[Json]:
+            records, running = found
             games = {record.id: finished_game(record) for record in records}
-            games.update((game_id, finished_game(record)) for game_id, (record, _) in self.finished.items())
-            games.update((game.id, running_game(game)) for game in self.runner.running.values())
+            games.update((game_id, finished_game(record)) for game_id, record in self.finished.items())
+            games.update((game["id"], game) for game in running)
             ids = sorted((i for i in games if before is None or i < before), reverse=True)
             return [games[i] for i in ids[:limit]]
 
-        return self.reader.read(recent_games, limit, before).addCallback(merged)
+        return gathered([self.reader.read(recent_games, limit, before), self.feed.running()]).addCallback(merged)
 
     def is_running(self, game_id: int) -> bool:
-        return game_id in self.live and game_id in self.runner.running
+        return self.feed.is_running(game_id)
 
-    def live_game(self, game_id: int) -> Json | None:
+    def live_game(self, game_id: int) -> Deferred[Json | None]:
         """A running game's whole picture, or None once it is not running."""
-        live = self.live.get(game_id)
-        game = self.runner.running.get(game_id)
-        if live is None or game is None:
-            return None
-        table = live.drawing.table(game.referee, game.names)
-        table["asking"] = [seat for seat, proxy in enumerate(game.proxies, start=1) if proxy.asking is not None]
-        return running_game(game) | {"table": table, "lines": list(live.narrator.lines)}
+        if not self.feed.is_running(game_id):
+            return succeed(None)
+        return self.feed.picture(game_id)
 
     def finished_json(self, record: GameRecord) -> Json:
         return finished_game(record) | {"replay": f"/api/games/{record.id}/replay"}
 
     def game(self, game_id: int) -> Deferred[Json | None]:
-        live = self.live_game(game_id)
+        return self.live_game(game_id).addCallback(self._game_or_stored, game_id)
+
+    def _game_or_stored(self, live: Json | None, game_id: int) -> Any:
         if live is not None:
-            return succeed(live)
+            return live
         if game_id in self.finished:
-            return succeed(self.finished_json(self.finished[game_id][0]))
+            return self.finished_json(self.finished[game_id])
         return self.reader.read(stored_game, game_id).addCallback(
             lambda record: None if record is None else self.finished_json(record)
         )
@@ -350,12 +299,12 @@ class WebView:
         if game_id in self._replays:
             self._replays.move_to_end(game_id)
             return succeed(self._replays[game_id])
-        if game_id in self.runner.running:
+        if self.feed.is_running(game_id):
             return fail(Missing(f"game {game_id} is still running: its replay comes when it is over"))
         if game_id not in self._replaying:
-            if game_id in self.finished:
-                record, log = self.finished[game_id]
-                reading = self.reader.read(_replay_of_text, record, log.to_text())
+            log_text = self.feed.finished_log(game_id) if game_id in self.finished else None
+            if log_text is not None:
+                reading = self.reader.read(_replay_of_text, self.finished[game_id], log_text)
             else:
                 reading = self.reader.read(_stored_replay, game_id)
             self._replaying[game_id] = Pending(reading, lambda result: self._replayed(result, game_id))
@@ -363,11 +312,11 @@ class WebView:
 
     def transcript(self, game_id: int, seat: int | None = None) -> Deferred[Json]:
         """What each seat of a finished game (or one) received and sent; fails with ``Missing`` if there is none."""
-        if game_id in self.runner.running:
+        if self.feed.is_running(game_id):
             return fail(Missing(f"game {game_id} is still running: its transcript comes when it is over"))
-        if game_id in self.finished:
-            record, log = self.finished[game_id]
-            return self.reader.read(_transcript_of_text, record, log.to_text(), seat)
+        log_text = self.feed.finished_log(game_id) if game_id in self.finished else None
+        if log_text is not None:
+            return self.reader.read(_transcript_of_text, self.finished[game_id], log_text, seat)
         return self.reader.read(_stored_transcript, game_id, seat)
 
     def _replayed(self, result: Any, game_id: int) -> Any:
@@ -381,27 +330,37 @@ class WebView:
     # -- tournaments and the ladder ---------------------------------------------------
 
     def ladder(self) -> Deferred[list[Json]]:
-        return self.reader.read(_ladder, self.runner.game.name)
+        return self.reader.read(_ladder, self.feed.game)
 
     def tournaments(self) -> Deferred[list[Json]]:
-        def merged(records: list[Any]) -> list[Json]:
-            return self._with_live_tournaments([record.to_json() for record in records])
+        def merged(found: list[Any]) -> list[Json]:
+            records, live = found
+            return _with_live_tournaments([record.to_json() for record in records], live)
 
-        return self.reader.read(all_tournaments).addCallback(merged)
+        return gathered([self.reader.read(all_tournaments), self.feed.tournaments()]).addCallback(merged)
 
     def tournament(self, tournament_id: int) -> Deferred[Json | None]:
-        def merged(stored: tuple[Any, list[GameRecord]]) -> Json | None:
-            record, games = stored
-            record = self._live_tournaments().get(tournament_id, record)
-            if record is None:
+        def merged(found: list[Any]) -> Json | None:
+            (record, games), live, running = found
+            data = next((t for t in live if t["id"] == tournament_id), None)
+            if data is None and record is not None:
+                data = record.to_json()
+            if data is None:
                 return None
             summaries = {game.id: finished_game(game) for game in games}
-            for game_id, (game, _) in self.finished.items():
+            for game_id, game in self.finished.items():
                 if game.tournament_id == tournament_id:
                     summaries[game_id] = finished_game(game)
-            for game in self.runner.running.values():
-                if game.seating is not None and game.seating.tournament_id == tournament_id:
-                    summaries[game.id] = running_game(game)
-            return record.to_json() | {"game_summaries": [summaries[i] for i in sorted(summaries)]}
+            for game in running:
+                if (game["tournament"] or {}).get("id") == tournament_id:
+                    summaries[game["id"]] = game
+            return data | {"game_summaries": [summaries[i] for i in sorted(summaries)]}
 
-        return self.reader.read(tournament_and_games, tournament_id).addCallback(merged)
+        parts = [self.reader.read(tournament_and_games, tournament_id), self.feed.tournaments(), self.feed.running()]
+        return gathered(parts).addCallback(merged)
+
+
+def _with_live_tournaments(stored: list[Json], live: list[Json]) -> list[Json]:
+    tournaments = {data["id"]: data for data in stored}
+    tournaments.update((data["id"], data) for data in live)
+    return [tournaments[tid] for tid in sorted(tournaments)]

@@ -1,0 +1,241 @@
+"""The host's local channels to its own processes (workers, the web view): AMP over a Unix socket pair.
+
+Offers the argument types the channels' commands share, and the ends of a channel:
+
+- ``Blob`` (bytes of any length: AMP caps one value at 64 KiB, so a blob
+  spreads over as many keys as it needs), ``JSONValue`` (any JSON value, as a
+  blob) and ``Descriptors`` (a list of open file descriptors, each sent with
+  ``SCM_RIGHTS``: the receiver gets its own copies, in order);
+- ``Logged``: a child's log events, which the host writes to its own log
+  as they were, with their fields (``forward_log`` in the child,
+  ``ChildChannel``, the base of the host's end of a channel);
+- ``spawn_child(reactor, module, arguments, protocol, ended)``: a Python
+  child process (``python -m module``) with one end of a socket pair as its
+  file descriptor 3, the other end adopted here with ``protocol``; its
+  standard output and error are read into the host's log line by line;
+- ``child_channel(reactor, protocol)``: the child's end, from descriptor 3.
+
+Twisted's AMP (``twisted.protocols.amp``) frames the boxes, matches answers
+to questions and carries descriptors (``IUNIXTransport.sendFileDescriptor``);
+a channel of our own would redo each of those.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from string import Formatter
+import socket
+import sys
+from typing import Any, Callable
+
+from twisted.internet import protocol as twisted_protocol
+from twisted.logger import ILogObserver, Logger, LogLevel, globalLogPublisher
+from twisted.protocols import amp
+from zope.interface import implementer
+
+from evolution.net.handover import GivenProtocol
+
+log = Logger()
+
+CHUNK = 0xFFFF  # AMP's longest value
+CHILD_FD = 3  # the channel's descriptor in a child process
+LOG_BATCH = 0.05  # seconds a child gathers log events before sending them
+LOG_EVENTS_PER_BATCH = 50  # at most 1,000 a second: more are counted, not sent
+LONGEST_LINE = 4096
+
+
+class Blob(amp.Argument):
+    """Bytes of any length, spread over as many AMP values as needed (``name``, ``name.0``, ``name.1``...)."""
+
+    def toBox(self, name: bytes, strings: Any, objects: dict, proto: Any) -> None:
+        data = self.encode(objects.pop(name.decode("ascii")))
+        chunks = [data[start:start + CHUNK] for start in range(0, len(data), CHUNK)]
+        strings[name] = b"%d" % len(chunks)
+        for index, chunk in enumerate(chunks):
+            strings[b"%s.%d" % (name, index)] = chunk
+
+    def fromBox(self, name: bytes, strings: Any, objects: dict, proto: Any) -> None:
+        count = int(strings.pop(name))
+        data = b"".join(strings.pop(b"%s.%d" % (name, index)) for index in range(count))
+        objects[name.decode("ascii")] = self.decode(data)
+
+    def encode(self, value: Any) -> bytes:
+        return value
+
+    def decode(self, data: bytes) -> Any:
+        return data
+
+
+class JSONValue(Blob):
+    """Any JSON value."""
+
+    def encode(self, value: Any) -> bytes:
+        return json.dumps(value, separators=(",", ":")).encode("utf-8")
+
+    def decode(self, data: bytes) -> Any:
+        return json.loads(data)
+
+
+class Descriptors(amp.Argument):
+    """Open file descriptors, sent with ``SCM_RIGHTS`` over the channel's Unix socket.
+
+    The sender's descriptors must stay open until the answer to the command
+    comes (the transport sends them when it next writes); the receiver owns
+    the copies it gets.
+    """
+
+    def toStringProto(self, descriptors: list[int], proto: Any) -> bytes:
+        return b",".join(b"%d" % proto._sendFileDescriptor(fd) for fd in descriptors)
+
+    def fromStringProto(self, text: bytes, proto: Any) -> list[int]:
+        return [proto._getDescriptor(int(ordinal)) for ordinal in text.split(b",") if ordinal]
+
+
+class Logged(amp.Command):
+    """A child's log events, each ``{"log_format", "log_level", "log_namespace", and its plain fields}``."""
+
+    arguments = [(b"events", JSONValue())]
+    requiresAnswer = False
+
+
+# -- logs -----------------------------------------------------------------------------
+
+_PLAIN = (str, int, float, bool, type(None))
+_LEGACY = {"format", "message", "system", "isError", "time"}  # twisted.python.log's keys: the host's log adds its own
+
+
+def _fields(text: str) -> set[str]:
+    """The names of the fields a log format refers to (``{name}``, ``{name!r}``, ``{name.attribute}``)."""
+    try:
+        parsed = list(Formatter().parse(text))
+    except ValueError:
+        return set()
+    return {field.split(".")[0].split("[")[0] for _, field, _, _ in parsed if field}
+
+
+def plain_event(event: dict, source: str) -> dict[str, Any]:
+    """A log event as JSON: its format, level, namespace and the fields its format names (as text where they
+    are not JSON values)."""
+    text = event.get("log_format") or ""
+    data = {key: value for key, value in event.items() if not key.startswith("log_") and isinstance(value, _PLAIN)
+            and key not in _LEGACY}
+    for name in _fields(text) - set(data):
+        data[name] = str(event.get(name))
+    failure = event.get("log_failure")
+    if failure is not None:
+        data["traceback"] = failure.getTraceback()
+        text = (text or "an error") + "\n{traceback}"
+    elif not text and event.get("log_text"):
+        data["text"], text = event["log_text"], "{text}"
+    data.update(log_format=text, log_level=event.get("log_level", LogLevel.info).name,
+                log_namespace=event.get("log_namespace", "?"), log_source_process=source)
+    return data
+
+
+@implementer(ILogObserver)
+class LogForwarder:
+    """In a child: gathers its log events and sends them, a batch at a time, over the channel."""
+
+    def __init__(self, clock: Any, source: str) -> None:
+        self.clock = clock
+        self.source = source
+        self.channel: amp.AMP | None = None
+        self.events: list[dict[str, Any]] = []
+        self.dropped = 0
+        self._sending: Any = None
+
+    def __call__(self, event: dict) -> None:
+        if len(self.events) >= LOG_EVENTS_PER_BATCH:  # a flood of lines: the host hears how many were left out
+            self.dropped += 1
+            return
+        self.events.append(plain_event(event, self.source))
+        if self._sending is None:
+            self._sending = self.clock.callLater(LOG_BATCH, self.flush)
+
+    def flush(self) -> None:
+        """Send what has gathered now (before a report that the host should log after it)."""
+        if self._sending is not None and self._sending.active():
+            self._sending.cancel()
+        self._sending = None
+        if self.dropped:
+            self.events.append(plain_event({"log_format": "{count} log events of {source} left out (too many)",
+                                            "count": self.dropped, "source": self.source,
+                                            "log_level": LogLevel.warn}, self.source))
+            self.dropped = 0
+        if self.channel is not None and self.events and self.channel.transport is not None:
+            events, self.events = self.events, []
+            self.channel.callRemote(Logged, events=events)
+
+
+def forward_log(clock: Any, source: str) -> LogForwarder:
+    """A child's log goes to the host from now on (once ``forwarder.channel`` is set)."""
+    forwarder = LogForwarder(clock, source)
+    globalLogPublisher.addObserver(forwarder)
+    return forwarder
+
+
+class ChildChannel(amp.AMP):
+    """The host's end of a child's channel: the child's log events go into the host's log as they were."""
+
+    @Logged.responder
+    def logged(self, events: list[dict[str, Any]]) -> dict:
+        for event in events:
+            level = LogLevel.lookupByName(event.pop("log_level"))
+            Logger(namespace=event.pop("log_namespace")).emit(level, event.pop("log_format"), **event)
+        return {}
+
+
+# -- processes ------------------------------------------------------------------------
+
+
+class _ChildOutput(twisted_protocol.ProcessProtocol):
+    """A child's standard output and error, into the host's log a line at a time; and its end."""
+
+    def __init__(self, name: str, ended: Callable[[Any], None]) -> None:
+        self.name = name
+        self.ended = ended
+        self.partial = {1: b"", 2: b""}
+
+    def childDataReceived(self, fd: int, data: bytes) -> None:
+        lines = (self.partial.get(fd, b"") + data).split(b"\n")
+        self.partial[fd] = lines.pop()[-LONGEST_LINE:]
+        for line in lines:
+            log.warn("{name}: {line}", name=self.name, line=line[:LONGEST_LINE].decode("utf-8", "replace"))
+
+    def processExited(self, reason: Any) -> None:
+        """The child has exited: its end, even while a child of its own still holds its output (processEnded
+        would wait for that: the web view's read process, on a hung disk, may hold it for as long as it hangs)."""
+        self.ended(reason)
+
+
+def spawn_child(
+    reactor: Any, name: str, module: str, arguments: list[str], channel: amp.AMP, ended: Callable[[Any], None],
+    descriptors: dict[int, int] | None = None,
+) -> Any:
+    """Start ``python -m module ARGUMENTS`` with a channel on its descriptor 3; return the process transport.
+
+    ``channel`` (an AMP protocol) is connected to the child's end at once;
+    ``ended(reason)`` is called when the child has exited; ``descriptors``:
+    more of this process's descriptors the child gets (its number: ours).
+    """
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        ours.setblocking(False)
+        reactor.adoptStreamConnection(ours.fileno(), socket.AF_UNIX, GivenProtocol(channel))
+        process = reactor.spawnProcess(
+            _ChildOutput(name, ended), sys.executable, [sys.executable, "-m", module, *arguments],
+            env=os.environ.copy(),
+            childFDs={0: "w", 1: "r", 2: "r", CHILD_FD: theirs.fileno(), **(descriptors or {})},
+        )
+    finally:
+        ours.close()
+        theirs.close()
+    return process
+
+
+def child_channel(reactor: Any, channel: amp.AMP) -> None:
+    """In a child: connect ``channel`` to the host over descriptor 3."""
+    os.set_blocking(CHILD_FD, False)
+    reactor.adoptStreamConnection(CHILD_FD, socket.AF_UNIX, GivenProtocol(channel))
+    os.close(CHILD_FD)

@@ -1,0 +1,205 @@
+"""The game runner of a host with worker processes: games formed here, played in a worker, stored here.
+
+Offers ``PooledRunner`` (a ``GameRunner``: the lobby, the tournaments and
+the web view use it exactly as the one-process runner) and ``AwayGame``.
+
+- ``start_game(connections)`` (the lobby's single games): the game is
+  numbered here (its id and seed), its connections are handed to a worker
+  (the sockets themselves, ``evolution.net.handover``), which greets the
+  players, plays the game, bids them farewell and hangs up; its record and
+  message log come back and are stored here (the one writer).
+- ``play(connections, seating)`` (a tournament's game): the same, but the
+  connections still in come back after the game and wait here for the next
+  round, in the tournament's hands, as they do in one process. Between
+  games a connection lives in the host: the next round's games mix players
+  of many games, the greeting and the farewell are the host's, and a
+  message between games is the host's to notice.
+- A game whose connections cannot move (TLS: its state lives here), or
+  played while no worker can be started, is played here, as with
+  ``--workers 0``.
+- A worker that dies costs its games: each is stored as aborted with the
+  reason, its players removed with it (in a tournament they fail with that
+  reason), its connections gone with the worker.
+- ``stop()``: local games as ever; the workers store theirs as aborted and
+  report them (with their logs) before they end; fires when all are stored.
+
+Log lines are the host's, as in one process: a game begins, a game is
+over; a removal is logged by the worker (its log comes here).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Callable
+
+from twisted.internet.defer import Deferred, succeed
+from twisted.logger import Logger
+
+from evolution.host.games import GameOutcome, GameRunner, GameSettings, Seating, now
+from evolution.host.records import GameRecord, SeatRecord
+from evolution.host.workers import WorkerPool
+from evolution.net.handover import Handover, adopt, can_hand_over
+from evolution.net.signup import CLOSED, HostProtocol
+
+log = Logger()
+
+
+class AwayGame:
+    """A game a worker plays, as the host knows it: its players' connections, its number, its seating."""
+
+    def __init__(
+        self, runner: PooledRunner, game_id: int, connections: list[HostProtocol], seed: int | None,
+        seating: Seating | None,
+    ) -> None:
+        self.runner = runner
+        self.id = game_id
+        self.connections = connections
+        self.names = [connection.name for connection in connections]
+        self.seed = seed
+        self.seating = seating
+        self.started_at = now()
+        self.record: GameRecord | None = None  # once the worker has reported it
+        self.log_blob = b""
+        self.failed_after: tuple[str | None, ...] = ()  # how each seat failed the dialect's word at the end
+        self.over: Deferred[GameOutcome | None] = Deferred()
+
+    def lost_record(self, reason: str) -> GameRecord:
+        """The game as stored when its worker died: aborted, every player removed with the reason."""
+        runner, seating = self.runner, self.seating
+        seats = tuple(
+            SeatRecord(seat, name, None, None, None, None, reason) for seat, name in enumerate(self.names, start=1)
+        )
+        return GameRecord(
+            self.started_at, now(), runner.setup.deal(self.seed), self.seed, 0, f"aborted: {reason}", seats, self.id,
+            seating.tournament_id if seating else None, seating.round if seating else None, runner.recorded,
+            runner.game.name,
+        )
+
+
+class PooledRunner(GameRunner):
+    """Plays its games in worker processes (``evolution.host.workers``)."""
+
+    def __init__(self, settings: GameSettings, writer: Any, clock: Any, workers: int, config: Any) -> None:
+        super().__init__(settings, writer, clock)
+        self.pool = WorkerPool(workers, config, clock, self)
+        self._stopping: Deferred | None = None
+        self.ending: dict[int, AwayGame] = {}  # over and stored; their connections not yet back
+        self.change_watchers: list[Callable[[list[int], bool], None]] = []  # the web view's live pictures
+        start = getattr(clock, "callWhenRunning", None)
+        if start is not None:
+            start(self.pool.start)
+
+    # -- handing games over --------------------------------------------------------------
+
+    def _can_move(self, connections: list[HostProtocol]) -> bool:
+        return not self.pool.stopping and all(can_hand_over(connection) for connection in connections)
+
+    def start_game(self, connections: list[HostProtocol], numbered: Any = None) -> Deferred:
+        if not self._can_move(connections):
+            return super().start_game(connections, numbered)
+        return self._send(connections, None, whole=True)
+
+    def play(self, connections: list[HostProtocol], seating: Seating | None = None) -> Deferred[GameOutcome]:
+        if not self._can_move(connections):
+            return super().play(connections, seating)
+        return self._send(connections, seating, whole=False)
+
+    def _send(self, connections: list[HostProtocol], seating: Seating | None, whole: bool) -> Deferred:
+        game_id, seed = self.number()
+        game = AwayGame(self, game_id, connections, seed, seating)
+        handovers = [connection.hand_over() for connection in connections]
+        self.running[game_id] = game
+        self.announce_begin(game_id, game.names, seed)
+        self.tell("begin", game)
+        tournament = [seating.tournament_id, seating.round] if seating else None
+
+        def message() -> dict:  # made when sent: a connection's unread bytes are known once the read under way ends
+            seats = [{"name": name, **handover.to_json()} for name, handover in zip(game.names, handovers)]
+            return {"id": game_id, "seed": seed, "whole": whole, "tournament": tournament, "seats": seats}
+
+        self.pool.send(game_id, message, [handover.fd for handover in handovers])
+        return game.over
+
+    # -- what the workers report ------------------------------------------------------------
+
+    def over(self, game_id: int, record: dict, log_blob: bytes) -> None:
+        """A game is over: stored, logged and told now; its outcome waits for its connections (``back``)."""
+        game = self.running.pop(game_id, None)
+        if isinstance(game, AwayGame):
+            self.ending[game_id] = game
+            game.log_blob = log_blob  # for the web view's replay until the store has it
+            game.record = self._recorded(game, GameRecord.from_json(record), log_blob or None)
+
+    def back(self, report: dict, descriptors: list[int]) -> None:
+        game = self.ending.pop(report["id"], None) or self.running.pop(report["id"], None)
+        if not isinstance(game, AwayGame):  # recorded already (lost when the host stopped)
+            _close(descriptors)
+            return
+        self._take_back(game, dict(zip(report["returned"], zip(report["seats"], descriptors))))
+        game.failed_after = tuple(report.get("failed_after", ()))
+        self._settle(game)
+
+    def _settle(self, game: AwayGame) -> None:
+        """The game's outcome (None: no game, too few answered the greeting), now that its connections are back."""
+        outcome = GameOutcome(game.record, game.connections, game.failed_after) if game.record is not None else None
+        game.over.callback(outcome)
+        self._wake()
+
+    def _take_back(self, game: AwayGame, returned: dict[int, tuple[dict, int]]) -> None:
+        """The connections still in come back to the host; the others were closed by the worker."""
+        for index, connection in enumerate(game.connections):
+            if index in returned:
+                seat, fd = returned[index]
+                try:
+                    adopt(self.clock, Handover.from_json(seat, fd), connection)
+                    continue
+                except OSError:  # gone on the way back
+                    pass
+            _closed(connection)
+
+    def hung_up(self, game_id: int, seat: int) -> None:
+        """A player its worker removed and hung up on: closed here too, at once (a ladder frees its name)."""
+        game = self.running.get(game_id)
+        if isinstance(game, AwayGame) and 0 <= seat < len(game.connections):
+            _closed(game.connections[seat])
+
+    def lost(self, game_ids: list[int], reason: str) -> None:
+        """Games whose worker is gone: stored as aborted (unless their record came), their connections gone."""
+        for game_id in game_ids:
+            game = self.ending.pop(game_id, None) or self.running.pop(game_id, None)
+            if isinstance(game, AwayGame):
+                self._take_back(game, {})
+                if game.record is None:
+                    game.record = self._recorded(game, game.lost_record(reason), None)
+                self._settle(game)
+
+    def changed(self, game_ids: list[int], stepped: bool) -> None:
+        for callback in list(self.change_watchers):
+            callback(game_ids, stepped)
+
+    # -- stopping ----------------------------------------------------------------------------
+
+    def stop(self) -> Deferred:
+        """Local games as ever; each worker stores its games as aborted; fires once every game is recorded."""
+        super().stop()
+        if self._stopping is None:
+            self._stopping = self.pool.stop()
+        return self._stopping
+
+    def stopped(self) -> Deferred:
+        return self._stopping if self._stopping is not None else succeed(None)
+
+    def ready(self) -> Deferred:
+        return self.pool.all_ready()
+
+
+def _closed(connection: HostProtocol) -> None:
+    """A connection of a game away that its worker closed: closed here, counted once."""
+    if connection.state != CLOSED:
+        connection.state = CLOSED
+        connection.factory.open_connections -= 1
+
+
+def _close(descriptors: list[int]) -> None:
+    for fd in descriptors:
+        os.close(fd)

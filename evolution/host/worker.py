@@ -1,0 +1,258 @@
+"""A worker process: plays the games the host hands it, on the connections it hands over with them.
+
+``python -m evolution.host.worker CONFIG`` (the host starts it:
+``evolution.host.workers``); CONFIG is ``worker_config(...)``'s JSON: the
+game's settings and the connections' limits. The channel to the host is
+descriptor 3 (``evolution.host.channel``); the commands are
+``evolution.host.worker_commands``.
+
+Offers ``WorkerRunner`` (a ``GameRunner`` whose games were numbered by the
+host, and which keeps each game's record and compressed log for the host
+instead of storing them), ``WorkerSide`` (the worker's end of the channel)
+and ``main``.
+
+A game here is the host's game: the same runner, referee, proxies, time
+limits and message log (``evolution.host.games``); only the store, the log
+lines of a game's beginning and end, and the lobby stay with the host. The
+worker's log goes to the host's (``forward_log``). When the channel closes
+(the host is gone), the worker stops at once: its games end with it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from dataclasses import replace
+from typing import Any
+
+from twisted.internet.defer import Deferred, DeferredList
+from twisted.logger import Logger
+from twisted.protocols import amp
+
+from evolution.host.channel import child_channel, forward_log
+from evolution.host.games import GameOutcome, GameRunner, GameSettings, Seating
+from evolution.host.records import GameRecord
+from evolution.host.store import compressed_log
+from evolution.host.worker_commands import (
+    CHANGES_EVERY,
+    Back,
+    Changed,
+    Hello,
+    HungUp,
+    Over,
+    Picture,
+    Play,
+    Running,
+    Stop,
+)
+from evolution.net.handover import Handover, adopt, can_hand_over
+from evolution.net.signup import CLOSED, HostProtocol, SignupConfig
+
+log = Logger()
+
+
+def worker_config(settings: GameSettings, config: SignupConfig, number: int) -> str:
+    """What a worker needs to know, as the JSON its command line carries."""
+    return json.dumps({
+        "number": number,
+        "game": settings.game, "setup": settings.game_setup().recorded(), "timeout": settings.seconds(),
+        "dialect": settings.speaking().name, "send_scores": settings.send_scores,
+        "tell_removed": settings.tell_removed,
+        "max_bytes": config.max_bytes, "max_depth": config.max_depth, "number_grace": config.number_grace,
+    })
+
+
+def settings_of(data: dict[str, Any]) -> tuple[GameSettings, SignupConfig]:
+    settings = GameSettings(
+        game=data["game"], timeout=data["timeout"], dialect=data["dialect"], send_scores=data["send_scores"],
+        tell_removed=data["tell_removed"],
+    )
+    config = SignupConfig(max_bytes=data["max_bytes"], max_depth=data["max_depth"], number_grace=data["number_grace"])
+    return replace(settings, setup=settings.kind.setup_of(data["setup"])), config
+
+
+class Arrivals:
+    """What an adopted connection asks its factory: the limits and the clock; counts them."""
+
+    def __init__(self, config: SignupConfig, clock: Any) -> None:
+        self.config = config
+        self.clock = clock
+        self.open_connections = 0
+
+
+class WorkerRunner(GameRunner):
+    """Plays games numbered by the host; each record and compressed log goes to the host's store.
+
+    ``send_record(record, log)`` (the channel's) sends a finished game's
+    record at once and gives a Deferred of the host's answer; the players of
+    a game are hung up on (or given back) only once the host has its record,
+    so a game a player saw end is a game the host holds.
+    """
+
+    def __init__(self, settings: GameSettings, clock: Any) -> None:
+        super().__init__(settings, None, clock)
+        self.send_record: Any = None
+        self.send_hung_up: Any = None  # (game id, seat index): the host hears of a removal at once
+        self._answered: dict[int, Deferred] = {}  # game id -> the host's answer to its record
+
+    def keep(self, record: GameRecord, log_text: str | bytes | None, standings: list | None = None) -> None:
+        blob = compressed_log(log_text) if isinstance(log_text, str) else (log_text or b"")
+        self._answered[record.id] = self.send_record(record, blob)
+
+    def _settled(self, game: Any, record: GameRecord, failed: tuple[str | None, ...]) -> None:
+        """Once the host has the record: what a player says meanwhile waits for its next owner (``hold``)."""
+        answered = self._answered.pop(game.id, None)
+        if answered is None:
+            super()._settled(game, record, failed)
+            return
+        for connection in game.connections:
+            connection.hold()
+        answered.addBoth(lambda _: super(WorkerRunner, self)._settled(game, record, failed))
+
+    def hang_up(self, connection: HostProtocol, reason: str) -> None:
+        """A removed player: the dialect's word to it, then the host hears of it, then the worker hangs up.
+
+        (In that order, so that a player that comes back at once finds its name free in the host.)
+        """
+        game = next((game for game in self.running.values() if connection in game.connections), None)
+        if game is None or self.send_hung_up is None:
+            super().hang_up(connection, reason)
+            return
+        notice = self.dialect.removal(reason, self.settings.tell_removed)
+        if notice is not None:
+            connection.sendMessage(notice)
+        if connection.transport is not None:
+            connection.transport.pauseProducing()  # nothing more is read from it
+        told = self.send_hung_up(game.id, game.connections.index(connection))
+        told.addBoth(lambda _: connection.close())
+
+    def announce_begin(self, game_id: int, names: list[str], seed: int | None) -> None:
+        pass  # the host says it
+
+    def announce_over(self, record: GameRecord) -> None:
+        pass
+
+
+class WorkerSide(amp.AMP):
+    """The worker's end of the channel: games come in, their records and connections go back."""
+
+    def __init__(self, runner: WorkerRunner, arrivals: Arrivals, reactor: Any, forwarder: Any = None) -> None:
+        super().__init__()
+        self.forwarder = forwarder
+        self.runner = runner
+        self.arrivals = arrivals
+        self.reactor = reactor
+        self.reports: set[Deferred] = set()  # each fires once the host has answered a game's Back
+        self._pictures: Any = None
+
+    def connectionMade(self) -> None:
+        super().connectionMade()
+        self.callRemote(Hello, pid=os.getpid())
+
+    def connectionLost(self, reason: Any = None) -> None:
+        super().connectionLost(reason)
+        if self.reactor.running:  # the host is gone: so are its games
+            self.reactor.stop()
+
+    @Play.responder
+    def play(self, game: dict[str, Any], descriptors: list[int]) -> dict:
+        connections = [self._arrive(seat, fd) for seat, fd in zip(game["seats"], descriptors)]
+        numbered = (game["id"], game["seed"])
+        if game["whole"]:
+            done = self.runner.start_game(connections, numbered)
+        else:
+            seating = Seating(*game["tournament"]) if game["tournament"] else None
+            done = self.runner.play_numbered(*numbered, connections, seating)
+        done.addCallback(self._ended, game["id"], game["whole"])
+        return {}
+
+    def _arrive(self, seat: dict[str, Any], fd: int) -> HostProtocol:
+        connection = HostProtocol.arriving(seat["name"], self.arrivals)
+        try:
+            adopt(self.reactor, Handover.from_json(seat, fd), connection)
+            self.arrivals.open_connections += 1
+        except OSError:  # the peer reset it on the way: a connection that is gone
+            connection.state = CLOSED
+        return connection
+
+    def send_record(self, record: GameRecord, blob: bytes) -> Deferred:
+        if self.forwarder is not None:
+            self.forwarder.flush()  # the game's log lines (removals) before its end
+        return self.callRemote(Over, report={"id": record.id, "record": record.to_json()}, log=blob)
+
+    def send_hung_up(self, game_id: int, seat: int) -> Deferred:
+        return self.callRemote(HungUp, game=game_id, seat=seat)
+
+    def _ended(self, outcome: GameOutcome | None, game_id: int, whole: bool) -> None:
+        """Give back on the next pass: the game may have ended in the middle of a read, whose rest is still due."""
+        reported: Deferred = Deferred()
+        self.reports.add(reported)
+        reported.addBoth(lambda _: self.reports.discard(reported))
+        self.reactor.callLater(0, self._give_back, game_id, outcome, whole, reported)
+
+    def _give_back(self, game_id: int, outcome: GameOutcome | None, whole: bool, reported: Deferred) -> None:
+        returned, handovers = [], []
+        if outcome is not None and not whole:
+            for index, connection in enumerate(outcome.connections):
+                if connection.state != CLOSED and connection.connected and can_hand_over(connection):
+                    handovers.append(connection.hand_over())
+                    returned.append(index)
+                    self.arrivals.open_connections -= 1
+        report = {"id": game_id, "returned": returned, "seats": [handover.to_json() for handover in handovers],
+                  "failed_after": list(outcome.failed_after) if outcome is not None else []}
+        sent = self.callRemote(Back, report=report, descriptors=[h.fd for h in handovers])
+        sent.addBoth(self._given_back, handovers).chainDeferred(reported)
+
+    @staticmethod
+    def _given_back(result: Any, handovers: list[Handover]) -> None:
+        for handover in handovers:  # the host has its copies now (or is gone)
+            os.close(handover.fd)
+
+    def _send_changes(self, games: set[int], stepped: bool) -> None:
+        self.callRemote(Changed, games=sorted(games), stepped=stepped)
+
+    @Running.responder
+    def running(self) -> dict:
+        return {"games": self.pictures.summaries()}
+
+    @Picture.responder
+    def picture(self, game: int) -> dict:
+        return {"picture": self.pictures.picture(game)}
+
+    @property
+    def pictures(self) -> Any:
+        if self._pictures is None:
+            from evolution.web.live import LivePictures, Coalesced  # the web view's parts, only when it asks
+
+            self._pictures = LivePictures(self.runner)
+            changes = Coalesced(self.reactor, CHANGES_EVERY, self._send_changes)
+            self._pictures.changed, self._pictures.stepped = changes.add, changes.mark
+        return self._pictures
+
+    @Stop.responder
+    def stop(self) -> Deferred:
+        """Every game ends as aborted; answered once the host has every report (and closes the channel)."""
+        self.runner.stop()
+        return DeferredList(list(self.reports)).addCallback(lambda _: {})
+
+
+def main(argv: list[str] | None = None) -> None:
+    from twisted.internet import reactor
+
+    from evolution.host.memory import settle_memory
+
+    data = json.loads((argv or sys.argv[1:])[0])
+    settings, config = settings_of(data)
+    forwarder = forward_log(reactor, f"worker {data['number']}")
+    runner = WorkerRunner(settings, reactor)
+    side = WorkerSide(runner, Arrivals(config, reactor), reactor, forwarder)
+    runner.send_record, runner.send_hung_up = side.send_record, side.send_hung_up
+    forwarder.channel = side
+    child_channel(reactor, side)
+    reactor.callWhenRunning(settle_memory)
+    reactor.run()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,142 @@
+"""Moving a live TCP connection to another process: the socket itself, not a proxy of it.
+
+Offers ``Handover``, ``can_hand_over(protocol)``, ``take(protocol)``,
+``adopt(reactor, handover, protocol)`` and ``GivenProtocol`` (the factory of
+an adopted connection: it gives the connection the protocol it was made
+with). The socket travels as a file
+descriptor (``SCM_RIGHTS`` over a Unix socket: AMP's ``Descriptor``, see
+``evolution.host.worker_commands``); what the process that gives it up knew
+of the stream travels beside it, so that nothing is lost or sent twice:
+
+    Handover = {"family": socket family (AF_INET, AF_INET6),
+                "unread": bytes read from the socket and not yet handed on
+                          as a message (a value still incomplete; a value of
+                          the read under way not yet delivered),
+                "unsent": bytes written to the connection that the kernel
+                          had not taken yet (they go out first)}
+
+``take(protocol)`` stops the reactor watching the connection, duplicates its
+descriptor (the duplicate is what is sent; close it once the other side has
+it) and closes this process's own descriptor without a shutdown, so the TCP
+connection stays up: the peer notices nothing. The protocol is detached
+(``JSONStreamProtocol.detach``): it writes and reads nothing more.
+``adopt`` gives the descriptor to the reactor (``IReactorSocket.
+adoptStreamConnection``, which duplicates it: close ``fd`` afterwards) with
+``protocol`` as its protocol; the protocol's ``connectionMade`` is called as
+for a new connection, and then it should ``resume(handover)``: write the
+unsent bytes first, then read the unread ones as if they had just arrived.
+Bytes the peer sends meanwhile wait in the kernel's socket buffer.
+
+Only plain TCP connections move: a TLS connection's state lives in this
+process (``can_hand_over`` says no).
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import socket
+from dataclasses import dataclass
+from typing import Any
+
+from twisted.internet.protocol import Factory, Protocol
+from twisted.internet.tcp import Connection
+
+
+@dataclass
+class Handover:
+    """A connection on its way to another process: its descriptor and what travels with it."""
+
+    fd: int
+    family: int
+    unsent: bytes
+    protocol: Any = None  # the protocol it was taken from, until ``unread`` is asked for
+    _unread: bytes | None = None
+
+    @property
+    def unread(self) -> bytes:
+        """What was read and not handed on (known once the read under way, if any, has ended)."""
+        if self._unread is None:
+            self._unread = self.protocol.unread() if self.protocol is not None else b""
+            self.protocol = None
+        return self._unread
+
+    def to_json(self) -> dict[str, Any]:
+        return {"family": self.family, "unread": _text(self.unread), "unsent": _text(self.unsent)}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any], fd: int) -> Handover:
+        return cls(fd, data["family"], _bytes(data["unsent"]), _unread=_bytes(data["unread"]))
+
+
+def _text(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
+
+
+def _bytes(text: str) -> bytes:
+    return base64.b64decode(text)
+
+
+def can_hand_over(protocol: Any) -> bool:
+    """True if the connection is plain TCP and open (a TLS connection's state cannot move)."""
+    transport = getattr(protocol, "transport", None)
+    return (
+        isinstance(transport, Connection)
+        and not transport.TLS
+        and transport.connected
+        and not transport.disconnecting
+        and transport.socket.family in (socket.AF_INET, socket.AF_INET6)
+    )
+
+
+def _unsent(transport: Connection) -> bytes:
+    """Bytes written to the transport that it has not given the kernel yet."""
+    waiting = bytes(memoryview(transport.dataBuffer)[transport.offset:])
+    return waiting + b"".join(transport._tempDataBuffer)
+
+
+def take(protocol: Any) -> Handover:
+    """Take the connection away from this process's reactor, leaving it open; see the module's docstring."""
+    transport = protocol.transport
+    transport.reactor.removeReader(transport)
+    transport.reactor.removeWriter(transport)
+    unsent = _unsent(transport)
+    handle = transport.socket
+    fd = os.dup(handle.fileno())
+    family = handle.family
+    handle.close()  # this process's descriptor only: no shutdown, the duplicate keeps the connection
+    transport.connected = False
+    transport.dataBuffer, transport._tempDataBuffer, transport._tempDataLen = b"", [], 0
+    protocol.detach()
+    return Handover(fd, family, unsent, protocol)
+
+
+class GivenProtocol(Factory):
+    """Builds no protocol: gives an adopted connection the one it was made with."""
+
+    noisy = False
+
+    def __init__(self, protocol: Protocol) -> None:
+        self.given = protocol
+
+    def buildProtocol(self, addr: Any) -> Protocol:
+        self.given.factory = getattr(self.given, "factory", None) or self
+        return self.given
+
+
+def adopt(reactor: Any, handover: Handover, protocol: Any) -> Any:
+    """Give the connection of ``handover`` to this process's reactor with ``protocol``; return its transport.
+
+    ``handover.fd`` is closed here (the reactor keeps a duplicate). The
+    protocol's ``connectionMade`` runs first; then the unsent bytes are
+    written and the unread ones read (``protocol.resume(unread)``).
+    """
+    try:
+        transport = reactor.adoptStreamConnection(handover.fd, handover.family, GivenProtocol(protocol))
+    finally:
+        os.close(handover.fd)
+        handover.fd = -1
+    if handover.unsent:
+        transport.write(handover.unsent)
+    protocol.resume(handover.unread)
+    return transport

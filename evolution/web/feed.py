@@ -1,0 +1,189 @@
+"""What the web view knows of the running host: the live part of every page (the rest is in the store).
+
+Offers ``Feed`` (the interface the web view reads, ``evolution.web.view``)
+and ``HostFeed``, the feed of a host in its own process: over its game
+runner (``GameRunner``, or ``PooledRunner`` whose games are in worker
+processes), its sign-up lobby and its tournaments. The web view reads it in
+the host's process (``--workers 0``, and the tests), or from its own process
+over a channel (``evolution.web.feed_channel``) that offers the same.
+
+A feed answers with Deferreds (a running game's picture may be drawn in a
+worker) and tells its watchers, ``callback(event, value)``:
+
+    "begin"      (game id, tournament id or None)   a game began
+    "changed"    game id                             a game whose picture was asked for moved on
+    "stepped"    None                                some game moved on (scores, turns)
+    "over"       GameRecord                          a game is over (stored soon after)
+    "stored"     tournament id or None               the store has the games over so far
+    "tournament" tournament id                       a tournament changed (begun, a game, a round, over)
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections import OrderedDict
+from typing import Any, Callable, Protocol
+
+from twisted.internet.defer import Deferred, DeferredList, FirstError, succeed
+from twisted.logger import Logger
+from twisted.python.failure import Failure
+
+from evolution.web.live import LivePictures
+from evolution.web.summaries import lobby_digest, lobby_json
+
+log = Logger()
+Json = Any
+LOGS_KEPT = 8  # message logs of the games just over, for their replays before the store has them
+
+
+class Feed(Protocol):
+    game: str  # the name of the game the host serves (``evolution.games``)
+
+    def watch(self, callback: Callable[[str, Any], None]) -> None: ...
+
+    def is_running(self, game_id: int) -> bool: ...
+
+    def running(self) -> Deferred[list[Json]]:
+        """Every running game's summary (``evolution.web.summaries.running_game``)."""
+
+    def picture(self, game_id: int) -> Deferred[Json | None]:
+        """A running game's whole picture (summary, table, lines), or None."""
+
+    def lobby(self) -> Deferred[Json]:
+        """``{"lobby": lobby_json, "digest": text that changes when the lobby's picture does}``."""
+
+    def tournaments(self) -> Deferred[list[Json]]:
+        """The tournaments in progress, as ``TournamentRecord.to_json()``."""
+
+    def finished_log(self, game_id: int) -> str | None:
+        """A game just over: its message log's JSON text, if the feed still holds it."""
+
+
+def tournament_of(game: Any) -> int | None:
+    return game.seating.tournament_id if game.seating is not None else None
+
+
+class Telling:
+    """A feed's watchers: ``watch(callback)``; ``_tell(event, value)`` calls each (one that fails is logged)."""
+
+    _watchers: list[Callable[[str, Any], None]]
+
+    def watch(self, callback: Callable[[str, Any], None]) -> None:
+        if not hasattr(self, "_watchers"):
+            self._watchers = []
+        self._watchers.append(callback)
+
+    def _tell(self, event: str, value: Any) -> None:
+        for callback in list(getattr(self, "_watchers", ())):
+            try:
+                callback(event, value)
+            except Exception:
+                log.failure("a watcher of the host failed on {event}", event=event)
+
+
+class HostFeed(Telling):
+    """The feed of the host in this process (see the module's docstring)."""
+
+    def __init__(self, runner: Any, lobby: Any, tournaments: Any, clock: Any) -> None:
+        self.runner = runner
+        self.game = runner.game.name
+        self.lobby_source = lobby
+        self.tournament_source = tournaments
+        self.clock = clock
+        self._watchers = []
+        self._logs: OrderedDict[int, Callable[[], str]] = OrderedDict()
+        self._storing: set[int | None] | None = None  # tournaments told "stored" once the writes under way are done
+        self.pictures = LivePictures(runner)
+        self.pictures.changed = lambda game_id: self._tell("changed", game_id)
+        self.pictures.stepped = lambda: self._tell("stepped", None)
+        runner.watch(self._game_event)
+        watchers = getattr(runner, "change_watchers", None)
+        if watchers is not None:  # games in worker processes
+            watchers.append(self._workers_changed)
+        if tournaments is not None:
+            tournaments.watch(lambda tournament_id: self._tell("tournament", tournament_id))
+
+    # -- telling -------------------------------------------------------------------------
+
+    def _game_event(self, event: str, game: Any) -> None:
+        if event == "begin":
+            self._tell("begin", (game.id, tournament_of(game)))
+        elif event == "over":
+            record = next((record for record in reversed(self.runner.records) if record.id == game.id), None)
+            self._keep_log(game)
+            if record is not None:
+                self._tell("over", record)
+            self._after_store(tournament_of(game))
+
+    def _workers_changed(self, game_ids: list[int], stepped: bool) -> None:
+        for game_id in game_ids:
+            self._tell("changed", game_id)
+        if stepped:
+            self._tell("stepped", None)
+
+    def _keep_log(self, game: Any) -> None:
+        entries = getattr(game, "log", None)
+        blob = getattr(game, "log_blob", None)
+        if entries is not None:
+            self._logs[game.id] = entries.to_text
+        elif blob:
+            self._logs[game.id] = lambda: zlib.decompress(blob).decode("ascii")
+        while len(self._logs) > LOGS_KEPT:
+            self._logs.popitem(last=False)
+
+    def _after_store(self, tournament: int | None) -> None:
+        """Tell "stored" once the store writer has done the writes handed to it so far (one wait at a time)."""
+        if self._storing is not None:
+            self._storing.add(tournament)
+            return
+        self._storing = {tournament}
+        idle = getattr(self.runner.writer, "idle", None)
+        (idle() if idle is not None else succeed(None)).addCallback(self._stored)
+
+    def _stored(self, _: Any) -> None:
+        tournaments, self._storing = self._storing or set(), None
+        for tournament in sorted(tournaments, key=lambda t: -1 if t is None else t):
+            self._tell("stored", tournament)
+
+    # -- answering -----------------------------------------------------------------------
+
+    def is_running(self, game_id: int) -> bool:
+        return game_id in self.runner.running
+
+    def running(self) -> Deferred[list[Json]]:
+        here = self.pictures.summaries()
+        pool = getattr(self.runner, "pool", None)
+        if pool is None:
+            return succeed(here)
+        return pool.ask_all_running().addCallback(
+            lambda elsewhere: sorted(here + elsewhere, key=lambda game: game["id"])
+        )
+
+    def picture(self, game_id: int) -> Deferred[Json | None]:
+        game = self.runner.running.get(game_id)
+        if game is not None and not hasattr(game, "referee"):  # played in a worker process
+            return self.runner.pool.ask_picture(game_id)
+        return succeed(self.pictures.picture(game_id))
+
+    def lobby(self) -> Deferred[Json]:
+        return succeed({"lobby": lobby_json(self.lobby_source, self.clock),
+                        "digest": repr(lobby_digest(self.lobby_source))})
+
+    def tournaments(self) -> Deferred[list[Json]]:
+        source = self.tournament_source
+        return succeed([record.to_json() for record in source.in_progress()] if source is not None else [])
+
+    def finished_log(self, game_id: int) -> str | None:
+        entries = self._logs.get(game_id)
+        return entries() if entries is not None else None
+
+
+def gathered(deferreds: list[Deferred]) -> Deferred[list[Any]]:
+    """The results of ``deferreds`` in order; fails with the first failure (as it was: a ``Busy`` stays one)."""
+    return DeferredList(deferreds, fireOnOneErrback=True, consumeErrors=True).addCallbacks(
+        lambda results: [value for _, value in results], _first_failure
+    )
+
+
+def _first_failure(failure: Failure) -> Failure:
+    return failure.value.subFailure if failure.check(FirstError) else failure

@@ -1,0 +1,146 @@
+"""The web view in a process of its own: nothing a visitor does can take a game's CPU, memory or descriptors.
+
+Offers ``WebProcessService`` (the host's side: a service of ``twistd
+evolution --web`` when games are played in worker processes) and ``main``
+(``python -m evolution.web.process CONFIG``, the web view's process).
+
+- **The port** is had when the host starts (``evolution.net.endpoints.
+  listen_for_another``: one sentence and status 1 if it cannot be, as
+  before), and the web process accepts on it; the host never reads from it.
+- **The process** reads the results store through a read process of its
+  own (``evolution.web.reader``: a read not answered within 5 s is a 503,
+  as in one process; the host's store process and its games never wait for
+  it) and the host's live pictures over its channel (``evolution.web.
+  feed_channel``: it asks, the host answers, a few questions a second
+  whatever the visitors do). It runs ``WEB_NICENESS`` levels below the
+  games (``os.nice``): with the machine's cores busy, the games get the CPU
+  first. Its memory and descriptors are its own: its connections never
+  count against the bots' open-file limit, and ``BoundedSite`` (at most
+  ``--web-connections`` at once, each paced: ``evolution.web.bounds``)
+  bounds what it holds.
+- **It stays up** until the host stops (SIGTERM, or ``--linger`` after the
+  last game or tournament); when it dies, the host logs it and starts
+  another after ``RESTART_DELAY`` seconds. When the host is gone (its
+  channel closes), it stops.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+from typing import Any
+
+from twisted.application import service
+from twisted.internet.defer import Deferred, succeed
+from twisted.logger import Logger
+
+from evolution.host.channel import child_channel, forward_log, spawn_child
+from evolution.net.endpoints import adopt_listening, listen_for_another
+
+log = Logger()
+
+WEB_NICENESS = 10
+LISTEN_FD = 4  # the listening socket, in the web process
+RESTART_DELAY = 1.0
+STOP_LIMIT = 10.0
+
+
+class WebProcessService(service.Service):
+    """Starts the web view's process with the host, restarts it if it dies, stops it with the host."""
+
+    def __init__(
+        self, reactor: Any, description: str, db_path: str, feed: Any, max_connections: int, echo: bool = True
+    ) -> None:
+        self.reactor = reactor
+        self.description = description
+        self.echo = echo
+        self.feed = feed
+        self.config = {"db": str(db_path), "endpoint": description, "max_connections": max_connections,
+                       "game": feed.game}
+        self.listening: tuple[int, int] | None = None
+        self.process: Any = None
+        self.channel: Any = None
+        self.ended: Deferred = succeed(None)
+        self._restart: Any = None
+
+    def privilegedStartService(self) -> None:
+        super().privilegedStartService()
+        self.listening = listen_for_another(self.reactor, self.description, self.echo)
+
+    def startService(self) -> None:
+        super().startService()
+        if self.listening is None:
+            self.listening = listen_for_another(self.reactor, self.description, self.echo)
+        self.reactor.callWhenRunning(self._start)
+
+    def _start(self) -> None:
+        self._restart = None
+        if not self.running:
+            return
+        from evolution.web.feed_channel import FeedServer
+
+        fd, family = self.listening
+        self.channel = FeedServer(self.feed)
+        self.ended = Deferred()
+        self.process = spawn_child(
+            self.reactor, "web view", "evolution.web.process", [json.dumps({**self.config, "family": family})],
+            self.channel, self._ended, {LISTEN_FD: fd},
+        )
+        log.info("the web view is served by process {pid} on {endpoint}", pid=self.process.pid,
+                 endpoint=self.description)
+
+    def _ended(self, reason: Any) -> None:
+        self.process = None
+        self.ended.callback(None)
+        if self.running:
+            log.error("the web view's process ended ({why}); starting another in {delay:g} s",
+                      why=reason.getErrorMessage(), delay=RESTART_DELAY)
+            self._restart = self.reactor.callLater(RESTART_DELAY, self._start)
+
+    def stopService(self) -> Deferred:
+        super().stopService()
+        if self._restart is not None and self._restart.active():
+            self._restart.cancel()
+        if self.process is not None:
+            self.process.signalProcess("TERM")
+            killing = self.reactor.callLater(STOP_LIMIT, self._kill)
+            self.ended.addBoth(lambda _: killing.cancel() if killing.active() else None)
+        return self.ended.addBoth(self._close_listening)
+
+    def _kill(self) -> None:
+        if self.process is not None and self.process.pid is not None:
+            os.kill(self.process.pid, signal.SIGKILL)
+
+    def _close_listening(self, _: Any) -> None:
+        if self.listening is not None:
+            os.close(self.listening[0])
+            self.listening = None
+
+
+def main(argv: list[str] | None = None) -> None:
+    """The web view's process (see the module's docstring)."""
+    os.nice(WEB_NICENESS)
+    from twisted.internet import reactor
+
+    from evolution.web.bounds import BoundedSite
+    from evolution.web.feed_channel import FeedClient
+    from evolution.web.service import WebApp
+
+    config = json.loads((argv or sys.argv[1:])[0])
+    forwarder = forward_log(reactor, "web view")
+    feed = FeedClient(reactor, config["game"])
+    forwarder.channel = feed
+    child_channel(reactor, feed)
+    app = WebApp.of(feed, reactor, config["db"], max_connections=config["max_connections"])
+    assert isinstance(app.site, BoundedSite)
+    app.start()
+    adopt_listening(reactor, LISTEN_FD, config["family"], config["endpoint"], app.site)
+    feed.gone.addCallback(lambda _: reactor.stop() if reactor.running else None)  # the host is gone
+    reactor.addSystemEventTrigger("before", "shutdown", app.stop)
+    reactor.run()
+
+
+if __name__ == "__main__":
+    main()
