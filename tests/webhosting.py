@@ -88,8 +88,8 @@ class WebHost(LocalHost):
         """Wait until the running game ``game_id`` is in turn ``turn`` or later, as its picture says."""
         while True:
             answer = (await get(self.url(f"/api/games/{game_id}"))).json()
-            if answer.get("status") != "running" or answer["turn"] >= turn:
-                return
+            if answer.get("status") == "running" and answer["turn"] >= turn or answer.get("status") == "finished":
+                return  # not before the web view knows the game (a moment after it starts, with workers)
             await deferLater(reactor, 0.01, lambda: None)
 
     async def stop(self) -> None:
