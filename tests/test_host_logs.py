@@ -111,3 +111,17 @@ def test_sigterm_mid_tournament_hangs_up_on_the_players_and_says_so(tmp_path):
     lines = log_lines(log)
     assert [line for line in lines if " is out: " in line] == []
     assert "tournament 1 interrupted in round 1: the host is stopping; hanging up on 6 players still in" in lines
+
+
+def test_a_knockout_s_guess_of_its_rounds_is_made_again_each_round_from_the_players_in_it():
+    """Fish's knockout: nine players guess two rounds, but ties sent five on, so round 2 of about 3, then 3 of 3."""
+    from types import SimpleNamespace
+
+    from evolution.host.tournaments import TournamentRun, TournamentSettings
+
+    players = [SimpleNamespace(name=f"p{k}") for k in range(9)]
+    run = TournamentRun(1, TournamentSettings("knockout", 2, 4, runners_up=False), players, None, None)
+    assert [run._rounds_text(round, count) for round, count in [(1, 9), (2, 5), (3, 2)]] == [
+        "about 2", "about 3", "about 3"]
+    swiss = TournamentRun(2, TournamentSettings("swiss", 2, 4, rounds=4), players, None, None)
+    assert [swiss._rounds_text(round, 9) for round in (1, 4)] == ["4", "4"]

@@ -96,6 +96,7 @@ class TournamentRun:
         self.manager = TournamentManager(self.format, self.entrants, self.referee, self)
         self.started_at = now()
         self.games_total = self.games_done = 0
+        self.rounds_text = ""
         self.round_started = ""
         self.rounds: list[RoundRecord] = []  # the rounds over
         self.round_games: list[int] = []  # the games of the round under way that are over
@@ -241,10 +242,11 @@ class TournamentRun:
         self.games_total, self.games_done = len(games), 0
         self.round_started, self.round_games = now(), []
         players = sum(len(game) for game in games)
+        self.rounds_text = self._rounds_text(round, players)
         playoff = getattr(self.format, "playoff", None)
         log.info(
             "tournament {id} round {round} of {of}: {games}, {players}{what}",
-            id=self.id, round=round, of=self._rounds_text(), games=plural(len(games), "game"),
+            id=self.id, round=round, of=self.rounds_text, games=plural(len(games), "game"),
             players=plural(players, "player"),
             what=f" (play-off {playoff.number} of the tied final, at most {PLAYOFFS})" if playoff else "",
         )
@@ -264,14 +266,16 @@ class TournamentRun:
                     entrant.handle.close()
         self.tell("round")
 
-    def _rounds_text(self) -> str:
-        expected = self.format.rounds_expected(len(self.entrants))
-        return str(expected) if isinstance(self.format, Swiss) else f"about {expected}"
+    def _rounds_text(self, round: int, players: int) -> str:
+        """Swiss: its rounds; a knockout: a guess from the players of this round, made again each round."""
+        if isinstance(self.format, Swiss):
+            return str(self.format.rounds_expected(len(self.entrants)))
+        return f"about {round - 1 + self.format.rounds_expected(players)}"
 
     def _progress(self, round: int) -> None:
         log.info(
             "tournament {id} round {round} of {of}: {done} of {total} done, {running} running",
-            id=self.id, round=round, of=self._rounds_text(), done=self.games_done,
+            id=self.id, round=round, of=self.rounds_text, done=self.games_done,
             total=plural(self.games_total, "game"),
             running=self.games_total - self.games_done,
         )
