@@ -39,3 +39,7 @@ class OneProcessFishApiTests(fish_api.FishApiTests):
 
 class OneProcessWebGamesTests(web_api.LobbyAndGamesTests):
     HOST_OPTIONS = ONE_PROCESS
+
+
+class OneProcessLadderWebTests(web_api.LadderAndTranscriptTests):
+    HOST_OPTIONS = ONE_PROCESS
