@@ -9,6 +9,8 @@ Offers the argument types the channels' commands share, and the ends of a channe
 - ``Logged``: a child's log events, which the host writes to its own log
   as they were, with their fields (``forward_log`` in the child,
   ``ChildChannel``, the base of the host's end of a channel);
+- ``QuietAMP``: AMP without its log line as each channel opens and closes
+  (the base of every end);
 - ``spawn_child(reactor, module, arguments, protocol, ended)``: a Python
   child process (``python -m module``) with one end of a socket pair as its
   file descriptor 3, the other end adopted here with ``protocol``; its
@@ -175,7 +177,18 @@ def forward_log(clock: Any, source: str) -> LogForwarder:
     return forwarder
 
 
-class ChildChannel(amp.AMP):
+class QuietAMP(amp.AMP):
+    """AMP without its two log lines a connection (a process's channel is logged as its process starts and ends)."""
+
+    def makeConnection(self, transport: Any) -> None:
+        amp.BinaryBoxProtocol.makeConnection(self, transport)
+
+    def connectionLost(self, reason: Any) -> None:
+        amp.BinaryBoxProtocol.connectionLost(self, reason)
+        self.transport = None
+
+
+class ChildChannel(QuietAMP):
     """The host's end of a child's channel: the child's log events go into the host's log as they were."""
 
     @Logged.responder

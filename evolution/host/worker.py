@@ -28,9 +28,8 @@ from typing import Any
 
 from twisted.internet.defer import Deferred, DeferredList
 from twisted.logger import Logger
-from twisted.protocols import amp
 
-from evolution.host.channel import child_channel, forward_log
+from evolution.host.channel import QuietAMP, child_channel, forward_log
 from evolution.host.games import GameOutcome, GameRunner, GameSettings, Seating
 from evolution.host.records import GameRecord
 from evolution.host.store import compressed_log
@@ -134,7 +133,7 @@ class WorkerRunner(GameRunner):
         pass
 
 
-class WorkerSide(amp.AMP):
+class WorkerSide(QuietAMP):
     """The worker's end of the channel: games come in, their records and connections go back."""
 
     def __init__(self, runner: WorkerRunner, arrivals: Arrivals, reactor: Any, forwarder: Any = None) -> None:

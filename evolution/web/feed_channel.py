@@ -29,7 +29,7 @@ from twisted.internet.defer import Deferred, fail, succeed
 from twisted.logger import Logger
 from twisted.protocols import amp
 
-from evolution.host.channel import ChildChannel, JSONValue
+from evolution.host.channel import ChildChannel, JSONValue, QuietAMP
 from evolution.host.records import GameRecord
 from evolution.web.feed import Telling
 from evolution.web.reader import Busy
@@ -151,7 +151,7 @@ class _Kept:
         self.asking: list[Deferred] | None = None
 
 
-class FeedClient(Telling, amp.AMP):
+class FeedClient(Telling, QuietAMP):
     """A ``Feed`` read from the host over the channel (see the module's docstring)."""
 
     def __init__(self, clock: Any, game: str) -> None:
