@@ -222,7 +222,7 @@ class WorkerSide(QuietAMP):
     @property
     def pictures(self) -> Any:
         if self._pictures is None:
-            from evolution.web.live import LivePictures, Coalesced  # the web view's parts, only when it asks
+            from evolution.host.live_pictures import LivePictures, Coalesced  # only when the web view asks
 
             self._pictures = LivePictures(self.runner)
             changes = Coalesced(self.reactor, CHANGES_EVERY, self._send_changes)

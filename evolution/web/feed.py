@@ -28,7 +28,7 @@ from twisted.internet.defer import Deferred, DeferredList, FirstError, succeed
 from twisted.logger import Logger
 from twisted.python.failure import Failure
 
-from evolution.web.live import LivePictures
+from evolution.host.live_pictures import LivePictures
 from evolution.web.summaries import lobby_digest, lobby_json
 
 log = Logger()
@@ -44,7 +44,7 @@ class Feed(Protocol):
     def is_running(self, game_id: int) -> bool: ...
 
     def running(self) -> Deferred[list[Json]]:
-        """Every running game's summary (``evolution.web.summaries.running_game``)."""
+        """Every running game's summary (``evolution.host.live_pictures.running_game``)."""
 
     def picture(self, game_id: int) -> Deferred[Json | None]:
         """A running game's whole picture (summary, table, lines), or None."""

@@ -6,31 +6,26 @@ view" section documents each shape):
 - ``finished_game(record)``: a stored (or just finished) game: times, deck,
   outcome, turns, tournament (or whether it is a ladder game), and every seat with its score and rank, or when
   and why it was removed;
-- ``running_game(game)``: a game in progress: its players with the score
-  they would have now, its turn and step;
 - ``lobby_json(lobby, clock)``: who is waiting, and when the sign-up window
   starts a game (or, in tournament mode, which sign-up period runs and how
   long it has left);
 - ``leaderboard(tournaments)``: every player's Swiss rating from the latest
   stored Swiss tournament it played in, best first by ``mu - 3 sigma`` (the
   conservative value the Swiss standings sort by); equal values share a rank.
+
+A running game's JSON is made where the game runs, in the host's process or
+a worker (``evolution.host.live_pictures``).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import Any, Iterable
 
+from evolution.host.live_pictures import tournament_place
 from evolution.host.records import GameRecord, SeatRecord, TournamentRecord
-
-if TYPE_CHECKING:
-    from evolution.host.games import RunningGame
 
 Json = Any
 LEADERS = 50
-
-
-def _tournament(tournament_id: int | None, round: int | None) -> Json:
-    return None if tournament_id is None else {"id": tournament_id, "round": round}
 
 
 def seat_json(seat: SeatRecord) -> Json:
@@ -51,39 +46,9 @@ def finished_game(record: GameRecord) -> Json:
         "turns": record.turns,
         "deck": record.deck,
         "seed": record.seed,
-        "tournament": _tournament(record.tournament_id, record.round),
+        "tournament": tournament_place(record.tournament_id, record.round),
         "ladder": record.ladder,
         "players": [seat_json(seat) for seat in record.players],
-    }
-
-
-def running_game(game: RunningGame) -> Json:
-    referee = game.referee
-    scores = referee.scores()
-    removed = {removal.id: removal for removal in referee.removals}
-    players = []
-    for seat, name in enumerate(game.names, start=1):
-        removal = removed.get(seat)
-        players.append(
-            {
-                "seat": seat,
-                "name": name,
-                "score": scores.get(seat),
-                "removed": None
-                if removal is None
-                else {"turn": removal.turn, "step": removal.step, "reason": removal.reason},
-            }
-        )
-    seating = game.seating
-    return {
-        "id": game.id,
-        "game": game.runner.game.name,
-        "status": "running",
-        "started_at": game.started_at,
-        "turn": referee.turn,
-        "step": referee.step,
-        "tournament": _tournament(seating.tournament_id, seating.round) if seating else None,
-        "players": players,
     }
 
 

@@ -1,12 +1,16 @@
 """Live pictures of the games a game runner plays in this process: what the web view shows of a running game.
 
-Offers ``LivePictures(runner)``, which follows ``runner.watch``
-(``evolution.host.games.GameRunner``), in the host's process (``--workers
-0``) or in a worker process:
+Made where the games run, in the host's process (``--workers 0``) or in a
+worker process, and sent to the web view as JSON: so they belong to the
+host, and the web view reads them. Offers ``running_game(game)`` (a game in
+progress: its players with the score they would have now, its turn and
+step), ``tournament_place(id, round)`` (a game's place in a tournament, as
+every game summary shows it), ``Coalesced`` (changes handed on together at
+most so often) and ``LivePictures(runner)``, which follows ``runner.watch``
+(``evolution.host.games.GameRunner``):
 
 - ``summaries()``: each running game as the web view lists it
-  (``evolution.web.summaries.running_game``: players, scores so far, turn,
-  step);
+  (``running_game``);
 - ``picture(game_id)``: a running game's whole picture (its summary, its
   table drawn by its game, who is being asked, the last lines said about
   it), or None once it is not running. From the first picture on, the game
@@ -23,11 +27,46 @@ a look-up per step.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
-from evolution.web.summaries import running_game
+if TYPE_CHECKING:
+    from evolution.host.games import RunningGame
 
 Json = Any
+
+
+def tournament_place(tournament_id: int | None, round: int | None) -> Json:
+    return None if tournament_id is None else {"id": tournament_id, "round": round}
+
+
+def running_game(game: RunningGame) -> Json:
+    referee = game.referee
+    scores = referee.scores()
+    removed = {removal.id: removal for removal in referee.removals}
+    players = []
+    for seat, name in enumerate(game.names, start=1):
+        removal = removed.get(seat)
+        players.append(
+            {
+                "seat": seat,
+                "name": name,
+                "score": scores.get(seat),
+                "removed": None
+                if removal is None
+                else {"turn": removal.turn, "step": removal.step, "reason": removal.reason},
+            }
+        )
+    seating = game.seating
+    return {
+        "id": game.id,
+        "game": game.runner.game.name,
+        "status": "running",
+        "started_at": game.started_at,
+        "turn": referee.turn,
+        "step": referee.step,
+        "tournament": tournament_place(seating.tournament_id, seating.round) if seating else None,
+        "players": players,
+    }
 
 
 class Followed:
