@@ -25,8 +25,8 @@ CASES = _cases()
 
 
 def test_every_case_of_the_readme_is_here():
-    if not FISH.is_dir():
-        pytest.skip(f"no Fish conformance cases: {FISH} is absent (set EVOLUTION_SHARED to the shared folder)")
+    if not CONFORMANCE.is_dir():
+        pytest.skip(f"no conformance cases: {CONFORMANCE} is absent (set EVOLUTION_SHARED to the shared folder)")
     counts = {name: len(list((FISH / name).glob("*-in.json"))) for name in HARNESSES}
     assert counts == EXPECTED_CASES
     assert len(CASES) == 432

@@ -67,12 +67,20 @@ def test_every_array_is_bounded_and_the_bounds_are_as_documented():
         assert SCHEMAS.view(name).size < 11_000, name  # an explanation looks at no more, whatever the input
 
 
+def _skip_without_conformance() -> None:
+    """Skip where the shared folder's conformance cases are absent; where they are, Fish's must be there."""
+    if not CONFORMANCE.is_dir():
+        pytest.skip(f"no conformance cases: {CONFORMANCE} is absent (set EVOLUTION_SHARED to the shared folder)")
+
+
 def test_every_conformance_input_is_valid():
-    if not (CONFORMANCE / "fish").is_dir():
-        pytest.skip("no Fish conformance cases")
+    _skip_without_conformance()
+    checked = 0
     for name in HARNESSES:
         for path in sorted((CONFORMANCE / "fish" / name).glob("*-in.json")):
             assert SCHEMAS.is_valid(f"harness/{name}", json.loads(path.read_text())), path
+            checked += 1
+    assert checked == 432, "the five Fish harnesses have 432 cases (conformance/fish/README.md)"
 
 
 STATE = {"players": [{"color": "red", "score": 0, "places": [[0, 0]]}], "board": [[1, 1], [1, 1]]}
@@ -149,8 +157,7 @@ def _mutant(value: Any, rng: random.Random) -> Any:
 
 
 def test_the_fast_check_and_jsonschema_agree_on_mutated_inputs():
-    if not (CONFORMANCE / "fish").is_dir():
-        pytest.skip("no Fish conformance cases")
+    _skip_without_conformance()
     rng = random.Random(4)
     checked = 0
     for name in HARNESSES:
