@@ -66,35 +66,26 @@ class FishWire:
 # -- the course protocol -------------------------------------------------------------------
 
 
-def call_text(method: str, *arguments: Json) -> str:
-    """A course call, ``[method, [argument, ...]]``, as compact JSON text."""
-    return encode_text([method, list(arguments)])
+def _course(call: Json, read: Callable[[Json], Any]) -> Request:
+    """A course call (``codec``'s ``[method, [argument, ...]]``) as compact JSON text, named by its method."""
+    return Request(call[0], encode_text(call), read)
 
 
 def start_request() -> Request:
-    return Request("start", call_text("start", True), read_void)
+    return _course(["start", [True]], read_void)
 
 
 def end_request(won: bool) -> Request:
-    return Request("end", call_text("end", won), read_void)
-
-
-def _course_playing_with(colors: Sequence[Color]) -> Request:
-    return Request("playing-with", call_text("playing-with", [color.value for color in colors]), read_void)
-
-
-def _course_take_turn(state: GameState, actions: Sequence[Action]) -> Request:
-    shown = [codec.action_to_json(action) for action in actions]
-    return Request("take-turn", call_text("take-turn", codec.state_to_json(state), shown), read_action)
+    return _course(["end", [won]], read_void)
 
 
 COURSE = FishWire(
     name="course",
     first_round_limit=True,
-    playing_as=lambda color: Request("playing-as", call_text("playing-as", color.value), read_void),
-    playing_with=_course_playing_with,
-    setup=lambda state: Request("setup", call_text("setup", codec.state_to_json(state)), read_position),
-    take_turn=_course_take_turn,
+    playing_as=lambda color: _course(codec.playing_as_call(color), read_void),
+    playing_with=lambda colors: _course(codec.playing_with_call(colors), read_void),
+    setup=lambda state: _course(codec.setup_call(state), read_position),
+    take_turn=lambda state, actions: _course(codec.take_turn_call(state, actions), read_action),
 )
 
 
