@@ -45,6 +45,7 @@ from evolution.games.evolution.rules.results import GameResult, Removal, rank
 from evolution.games.evolution.rules.species import MAX_POPULATION, NEW_SPECIES
 from evolution.games.evolution.rules.table import EXTINCTION_CARDS, Table
 from evolution.games.evolution.rules.traits import Trait
+from evolution.coroutines import Failed, call, settle
 from evolution.safe_points import SafePoints
 
 MIN_PLAYERS = 3
@@ -58,34 +59,8 @@ Observer = Callable[[str, "Dealer"], None]
 """Called after each step: start, choose, start-of-feeding, feed, end-of-turn."""
 
 
-class _Failed:
-    """A call that raised: the reason, kept until the dealer settles the call."""
-
-    __slots__ = ("reason",)
-
-    def __init__(self, reason: str) -> None:
-        self.reason = reason
-
-
-def _reason(error: BaseException) -> str:
-    text = str(error)
-    return text if text else type(error).__name__
-
-
 def _call(player: PlayerState, method: str, *args: Any) -> Any:
-    try:
-        return getattr(player.player, method)(*args)
-    except Exception as error:  # a player's failure must never stop the game
-        return _Failed(_reason(error))
-
-
-async def _settle(pending: Any) -> Any:
-    if hasattr(pending, "__await__"):
-        try:
-            return await pending
-        except Exception as error:
-            return _Failed(_reason(error))
-    return pending
+    return call(player.player, method, *args)
 
 
 class Dealer(SafePoints):
@@ -158,9 +133,9 @@ class Dealer(SafePoints):
             player.receive(table.deck.take(len(player.boards) * CARDS_PER_BOARD + CARDS_PER_PLAYER))
         players = list(table.players)
         pending = [_call(p, "start", table.watering_hole, p.view()) for p in players]
-        for player, call in zip(players, pending):
-            outcome = await _settle(call)
-            if isinstance(outcome, _Failed):
+        for player, asked in zip(players, pending):
+            outcome = await settle(asked)
+            if isinstance(outcome, Failed):
                 self.remove(player, outcome.reason)
         self._checkpoint()
         self._observe("start")
@@ -181,12 +156,12 @@ class Dealer(SafePoints):
         questions = [(p, tuple(boards[:i]), tuple(boards[i:])) for i, p in enumerate(players)]
         if self.parallel_choose:
             pending = [_call(p, "choose", before, after) for p, before, after in questions]
-            answers = [await _settle(call) for call in pending]
+            answers = [await settle(asked) for asked in pending]
         else:
-            answers = [await _settle(_call(p, "choose", before, after)) for p, before, after in questions]
+            answers = [await settle(_call(p, "choose", before, after)) for p, before, after in questions]
         legal = []
         for player, answer in zip(players, answers):
-            if isinstance(answer, _Failed):
+            if isinstance(answer, Failed):
                 self.remove(player, answer.reason)
                 continue
             try:
@@ -262,8 +237,8 @@ class Dealer(SafePoints):
         others = tuple(tuple(other.boards) for other in table.others(player))
         boards = tuple(player.boards)
         state = FeedingState(player.bag, boards, tuple(player.hand), table.watering_hole, others)
-        answer = await _settle(_call(player, "feed_next", state))
-        if isinstance(answer, _Failed):
+        answer = await settle(_call(player, "feed_next", state))
+        if isinstance(answer, Failed):
             self.remove(player, answer.reason)
             return REMOVED
         try:

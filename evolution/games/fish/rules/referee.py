@@ -49,6 +49,7 @@ from typing import Any, Callable, NamedTuple, Sequence
 from evolution.games.fish.rules.board import Board, Position
 from evolution.games.fish.rules.player import FishPlayer
 from evolution.games.fish.rules.state import COLORS, SKIP, Action, Color, GameState, Move, PlayerState
+from evolution.coroutines import Failed, call, failure_reason, settle
 from evolution.outcomes import GameResult, PlayerFailure, Removal, competition_ranks
 from evolution.safe_points import SafePoints
 
@@ -63,26 +64,15 @@ Observer = Callable[[str, "FishReferee"], None]
 """Called after each step: informed, placed, moved, skipped, end."""
 
 
-class Failed:
-    """A call that raised, or answered nothing usable: why, in words the player's author understands."""
-
-    __slots__ = ("reason",)
-
-    def __init__(self, reason: str) -> None:
-        self.reason = reason
-
-
 async def ask(player: FishPlayer, method: str, *args: Any) -> Any:
     """The player's answer to one call, awaited only if it is awaitable; a ``Failed`` if the call raised."""
-    try:
-        answer = getattr(player, method)(*args)
-        if hasattr(answer, "__await__"):
-            answer = await answer
-    except PlayerFailure as failure:
-        return Failed(failure.reason or type(failure).__name__)
-    except Exception as error:  # a player's failure must never stop the game
-        return Failed(f"{method.replace('_', '-')} raised {type(error).__name__}: {error}")
-    return answer
+
+    def describe(error: Exception) -> str:
+        if isinstance(error, PlayerFailure):
+            return failure_reason(error)
+        return f"{method.replace('_', '-')} raised {type(error).__name__}: {error}"
+
+    return await settle(call(player, method, *args, describe=describe), describe)
 
 
 def as_position(answer: Any) -> Position | None:
