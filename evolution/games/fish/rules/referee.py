@@ -184,8 +184,8 @@ class FishReferee(SafePoints):
         self.step = SETUP
         rounds = PENGUINS - len(self.state.players)
         for _ in range(rounds):
-            for color in [color for color in self.colors if self._still_in(color)]:
-                if self._still_in(color):
+            for color in self.colors:
+                if self._still_in(color):  # a player removed earlier in this round places no more
                     await self._place(color)
                     self._checkpoint()
                     self._observe("placed")
