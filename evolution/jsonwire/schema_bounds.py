@@ -111,7 +111,6 @@ class View:
             return Opaque(value)
         return value
 
-
     def _cut_object(self, value: dict[str, Any]) -> dict[str, Any]:
         assert self.fields is not None
         named = dict(self.fields)

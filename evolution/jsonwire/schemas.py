@@ -37,9 +37,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Iterator
-
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Iterator
 
 from evolution.jsonwire.errors import WireError
 from evolution.jsonwire.schema_bounds import View
@@ -76,6 +74,7 @@ class SchemaSet:
                 self.documents[path.relative_to(directory).with_suffix("").as_posix()] = document
         self._fast = FastSchemas(self.documents)
         self._slow: Explainer | None = None
+        self._registry: Registry | None = None
 
     @property
     def _explainer(self) -> Explainer:
@@ -100,8 +99,6 @@ class SchemaSet:
                 (document["$id"], Resource.from_contents(document)) for document in self.documents.values()
             )
         return self._registry
-
-    _registry: Registry | None = None
 
     def names(self) -> list[str]:
         return sorted(self.documents)
