@@ -83,13 +83,19 @@ def test_every_reply_the_course_clients_sent_in_the_recordings_reads():
     replies = recorded_messages("c2s")
     names = [reply for reply in replies if isinstance(reply, str) and reply != "void"]
     assert [read_name(name) for name in names] == names
+    positions = actions = 0
     for reply in replies:
         if reply == "void":
             read_void(reply)
         elif isinstance(reply, list) and isinstance(reply[0], int):
             assert isinstance(read_position(reply), Position)
+            positions += 1
         elif isinstance(reply, list):
             assert isinstance(read_action(reply), Move)
+            actions += 1
+        else:
+            assert reply in names, f"a reply of no kind we read: {reply!r}"
+    assert positions >= 50 and actions >= 150  # the recordings' 58 placements and 181 moves (greedy.py)
 
 
 def test_seed_004_requests_are_the_seed_s_objects():
