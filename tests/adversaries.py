@@ -4,6 +4,9 @@ An ``Adversary`` is the project's own ``ClientProtocol`` with one twist: the
 first time the host sends it a message of kind ``when`` ("start", "choose" or
 "feed-next"), it runs ``act(client, message)`` instead of answering normally
 (``fish_bots.FishAdversary`` is one for Fish).
+
+``BadSignUps``: the bad sign-ups every game's host must shrug off, as tests
+for a test case that says what a game beside them is (``game_beside``).
 """
 
 from __future__ import annotations
@@ -158,6 +161,33 @@ async def raw_connection(port: int, data: bytes = b"") -> RawClient:
 async def raw_client(port: int, data: bytes) -> bytes:
     """Send ``data`` as the first bytes; return everything the host wrote before closing."""
     return await (await raw_connection(port, data)).closed
+
+
+class BadSignUps:
+    """Bad sign-ups: none joins a game or hears a word, and the game beside it is played.
+
+    A ``unittest.TestCase`` mixes it in and gives ``game_beside(data)``: a raw
+    client writes ``data`` while good ones play a game; it returns what the raw
+    client received, having checked that the game was the good ones'.
+    """
+
+    async def game_beside(self, data: bytes) -> bytes:
+        raise NotImplementedError
+
+    async def test_never_signs_up(self) -> None:
+        self.assertEqual(await self.game_beside(b""), b"")
+
+    async def test_signs_up_with_a_number(self) -> None:
+        self.assertEqual(await self.game_beside(b"42 "), b"")
+
+    async def test_signs_up_with_ill_formed_json(self) -> None:
+        self.assertEqual(await self.game_beside(b"{name: bad}\n"), b"")
+
+    async def test_sends_half_a_name(self) -> None:
+        self.assertEqual(await self.game_beside(b'"half a na'), b"")
+
+    async def test_signs_up_with_a_10_mb_name(self) -> None:
+        self.assertEqual(await self.game_beside(b'"' + b"n" * 10_000_000 + b'"'), b"")
 
 
 __all__ = ["adversary", "raw_client", "encode_message", "ensureDeferred"]

@@ -247,7 +247,7 @@ class Impatient(Recorder):
         super().connectionLost(reason)
 
 
-class SignUpAdversaryTests(unittest.TestCase):
+class SignUpAdversaryTests(bad.BadSignUps, unittest.TestCase):
     """Bad course sign-ups never join a game, hear nothing, and do not disturb anyone."""
 
     timeout = 30
@@ -264,20 +264,5 @@ class SignUpAdversaryTests(unittest.TestCase):
         self.assertEqual(sorted(seat.name for seat in record.players), ["Ann", "Bea"])
         return received
 
-    async def test_never_signs_up(self) -> None:
-        self.assertEqual(await self.game_beside(b""), b"")
-
     async def test_signs_up_with_a_name_the_course_server_refuses(self) -> None:
         self.assertEqual(await self.game_beside(b'"bot 1"\n'), b"")
-
-    async def test_signs_up_with_a_number(self) -> None:
-        self.assertEqual(await self.game_beside(b"42 "), b"")
-
-    async def test_signs_up_with_ill_formed_json(self) -> None:
-        self.assertEqual(await self.game_beside(b"{name: bad}\n"), b"")
-
-    async def test_sends_half_a_name(self) -> None:
-        self.assertEqual(await self.game_beside(b'"Hal'), b"")
-
-    async def test_signs_up_with_a_10_mb_name(self) -> None:
-        self.assertEqual(await self.game_beside(b'"' + b"n" * 10_000_000 + b'"'), b"")

@@ -5,10 +5,13 @@ the course's reference client (``fish_bots.StandIn``: name first, every
 reply after 2,040 spaces and trickled), which must play whole tournaments
 as the recorded course tournaments show (``spec/fish/transcript-*``);
 seed 004's by our own clients. Every stored game must replay to its result.
+``evolution-client --game fish`` checks its name before it connects.
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import re
 from typing import Any
@@ -17,6 +20,8 @@ from twisted.internet.defer import gatherResults
 from twisted.trial import unittest
 
 from conftest import SPEC
+from evolution.games import game
+from evolution.net.client_cli import default_name, main as client_main
 from fish_bots import Recorder, StandIn, connect, message_kind, sign_up
 from hosting import new_host, stored_tournament
 
@@ -143,3 +148,29 @@ class Seed004Tests(FishHostCase):
         action = next(m for m in first if message_kind(m) == "Action")
         self.assertEqual(list(action), ["Communication", "State"])
         self.assertEqual(first[-1]["Communication"], "gameResult")
+
+
+class ClientNameTests(unittest.TestCase):
+    def refused(self, *argv: str) -> str:
+        """What ``evolution-client argv`` writes on standard error as it exits with status 2 (a usage error)."""
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err), self.assertRaises(SystemExit) as exited:
+            client_main(list(argv))
+        self.assertEqual(exited.exception.code, 2)
+        return err.getvalue()
+
+    def test_a_name_the_course_protocol_refuses_is_one_line_before_connecting(self) -> None:
+        for name in ("bad name!", "x" * 13, ""):
+            said = self.refused("--game", "fish", "--port", "1", "--retries", "0", "--name", name)
+            self.assertEqual(said.count("\n"), 1, said)
+            self.assertIn("--name: the course's Fish protocol takes a name of 1 to 12 ASCII letters", said)
+
+    def test_without_a_name_a_fish_client_takes_its_strategy_s_letters(self) -> None:
+        fish = game("fish")
+        self.assertEqual(default_name(fish, "greedy"), "greedy")
+        self.assertEqual(default_name(fish, "hole-placer"), "holeplacer")
+        self.assertEqual(default_name(fish, "my_bots.v2:Penguin"), "Penguin")
+        self.assertEqual(default_name(fish, "a:_1"), "bot")
+        self.assertEqual(default_name(game("evolution"), "builder"), "silly bot")
+        for strategy in fish.strategies:  # every house player's default name is one the course protocol takes
+            fish.dialect("course").client(default_name(fish, strategy), None)

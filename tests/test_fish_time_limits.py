@@ -44,13 +44,13 @@ def options(*args: str) -> Options:
 
 
 class Lobby:
-    """A sign-up factory for one of Fish's dialects on a test clock."""
+    """A sign-up factory for one of Fish's dialects on a test clock, with the sign-up limit the host's options give it."""
 
     def __init__(self, dialect: str, **config: Any) -> None:
         self.clock = Clock()
         self.games: list = []
         rules = HOST_DIALECTS[dialect].signup
-        config.setdefault("signup_timeout", rules.timeout or 5.0)
+        config.setdefault("signup_timeout", options("--game", "fish", "--dialect", dialect)["signup-timeout"])
         self.factory = SignupFactory(SignupConfig(signup=rules, **config), GameLobby(self.games.append), self.clock)
 
     def connect(self, port: int = 40001) -> tuple[HostProtocol, StringTransport]:

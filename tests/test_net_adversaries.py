@@ -107,7 +107,7 @@ class AdversaryTests(unittest.TestCase):
         self.assertIn("sent a message nobody asked for", seat.removed_reason)
 
 
-class SignUpAdversaryTests(unittest.TestCase):
+class SignUpAdversaryTests(bad.BadSignUps, unittest.TestCase):
     """Bad sign-ups never join a game, never get "ok", and do not disturb anyone."""
 
     timeout = 30
@@ -125,21 +125,6 @@ class SignUpAdversaryTests(unittest.TestCase):
         self.assertEqual(record.outcome, "finished")
         self.assertEqual(sorted(seat.name for seat in record.players), ["good 0", "good 1", "good 2"])
         return received
-
-    async def test_never_signs_up(self) -> None:
-        self.assertEqual(await self.game_beside(b""), b"")
-
-    async def test_signs_up_with_a_number(self) -> None:
-        self.assertEqual(await self.game_beside(b"42 "), b"")
-
-    async def test_signs_up_with_ill_formed_json(self) -> None:
-        self.assertEqual(await self.game_beside(b"{name: bad}\n"), b"")
-
-    async def test_sends_half_a_name(self) -> None:
-        self.assertEqual(await self.game_beside(b'"half a na'), b"")
-
-    async def test_signs_up_with_a_10_mb_name(self) -> None:
-        self.assertEqual(await self.game_beside(b'"' + b"n" * 10_000_000 + b'"'), b"")
 
     async def test_a_lobby_member_that_talks_out_of_turn_leaves_the_lobby(self) -> None:
         received = await self.game_beside(b'"chatty" "more"')

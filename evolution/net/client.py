@@ -28,7 +28,7 @@ import socket
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from twisted.internet.defer import Deferred, fail, maybeDeferred, succeed
+from twisted.internet.defer import Deferred, maybeDeferred, succeed
 from twisted.internet.error import ConnectError, ConnectionDone, DNSLookupError
 from twisted.internet.protocol import ClientFactory, Factory
 from twisted.internet.task import deferLater
@@ -200,21 +200,33 @@ async def play_remote(
     return await protocol.done
 
 
-def _connect(reactor: Any, host: str, port: int, factory: Factory, tls: Any) -> Deferred:
-    """Fires with the connected protocol, or fails with ``ConnectError`` (``DNSLookupError`` for a bad name).
+async def _connect(reactor: Any, host: str, port: int, factory: Factory, tls: Any) -> Any:
+    """The connected protocol, or ``ConnectError`` (``DNSLookupError`` for a bad name).
 
     Over TLS through Twisted's endpoints; in the clear through the reactor
     itself, which spares every bot process loading the TLS stack (about 40 ms
-    of CPU at start-up where pyOpenSSL is installed).
+    of CPU at start-up where pyOpenSSL is installed), trying each address the
+    name has in turn, as the endpoints do (``localhost`` is often ``::1``
+    first, and a host listening on IPv4 only refuses it).
     """
     if tls is not None:
         from twisted.internet.endpoints import HostnameEndpoint, wrapClientTLS
 
-        return wrapClientTLS(tls, HostnameEndpoint(reactor, host, port)).connect(factory)
+        return await wrapClientTLS(tls, HostnameEndpoint(reactor, host, port)).connect(factory)
     try:
-        address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][4][0]
+        found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except (OSError, UnicodeError) as error:
-        return fail(DNSLookupError(f"address {host!r} not found: {error}"))
+        raise DNSLookupError(f"address {host!r} not found: {error}") from None
+    addresses = list(dict.fromkeys(info[4][0] for info in found))
+    for address in addresses[:-1]:
+        try:
+            return await _connect_to(reactor, address, port, factory)
+        except ConnectError:
+            continue
+    return await _connect_to(reactor, addresses[-1], port, factory)
+
+
+def _connect_to(reactor: Any, address: str, port: int, factory: Factory) -> Deferred:
     connecting = _Connecting(factory)
     reactor.connectTCP(address, port, connecting)
     return connecting.connected
