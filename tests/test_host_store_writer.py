@@ -25,13 +25,13 @@ from twisted.internet.protocol import Factory
 from twisted.logger import globalLogPublisher
 from twisted.trial import unittest
 
-from evolution.host.journal import Journal
+from evolution.host.journal import Journal, held as journal_held
 from evolution.host.records import RoundRecord
 from evolution.host.store import GameRecord, ResultsStore, SeatRecord, compressed_log, game_operation, round_over
 from evolution.host.store_writer import StoreWriter
 from evolution.net.client import ClientProtocol, conversation
 from evolution.games.evolution.rules.silly import SillyPlayer
-from disks import fill, journal_held, small_tmpfs
+from disks import fill, small_tmpfs
 from hosting import ANSWER_LIMIT, new_host, until
 
 QUICK = ("--players", "3-3", "--timeout", ANSWER_LIMIT)
