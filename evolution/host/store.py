@@ -7,10 +7,10 @@ Offers ``ResultsStore``:
 - writes, each one transaction that may be applied twice without harm (the
   journal, ``evolution.host.journal``, replays them after a failure):
   ``apply(operation)`` for an operation made by ``game_operation``,
-  ``tournament_begun``, ``round_over`` or ``tournament_over`` (plain JSON
-  data, a game's log compressed already as bytes, so it can wait in a
-  journal file), and ``record(game, log)``, which
-  gives the game the next free id;
+  ``tournament_begun``, ``round_over`` or ``tournament_over`` (plain data,
+  JSON but for a game's log compressed already, bytes: each can wait in a
+  journal file), and ``record(game, log)``, which gives the game the next
+  free id;
 - reads: ``games()``, ``game(id)``, ``game_log(id)``, ``ladder(game)`` (a
   game's ladder, each bot's ``Standing`` by name: a ladder game's seats
   update it in the game's own transaction), ``tournaments()``,
