@@ -7,8 +7,10 @@ their sign-ups wait for the bots they expect rather than for a fixed time.
 
 The load: ``stress-ng --cpu N`` (Debian's stress-ng) if it is installed, else
 N Python processes spinning (``while 1: pass``); N is the number of cores
-(``--cores N`` to choose). It runs in a process group of its own, ended when
-the command ends, whatever the command's status; the status is the command's.
+(``--cores N`` to choose). A stress-ng that ends at once (no load at all)
+gives way to the Python processes. The load runs in a process group of its
+own, ended when the command ends, whatever the command's status; the status
+is the command's.
 """
 
 from __future__ import annotations
@@ -19,14 +21,25 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
+
+STARTED = 0.5  # seconds stress-ng must keep running to count as started
+
+
+def _spawn(commands: list[list[str]]) -> list[subprocess.Popen]:
+    return [subprocess.Popen(command, stdin=subprocess.DEVNULL, start_new_session=True) for command in commands]
 
 
 def start_load(cores: int) -> list[subprocess.Popen]:
     if shutil.which("stress-ng"):
-        commands = [["stress-ng", "--cpu", str(cores), "--quiet"]]
-    else:
-        commands = [[sys.executable, "-c", "while 1: pass"]] * cores
-    return [subprocess.Popen(command, stdin=subprocess.DEVNULL, start_new_session=True) for command in commands]
+        load = _spawn([["stress-ng", "--cpu", str(cores), "--quiet"]])
+        time.sleep(STARTED)
+        if all(process.poll() is None for process in load):
+            return load
+        print(f"busy.py: stress-ng ended at once (status {load[0].returncode}); spinning Python processes instead",
+              flush=True)
+        stop_load(load)
+    return _spawn([[sys.executable, "-c", "while 1: pass"]] * cores)
 
 
 def stop_load(load: list[subprocess.Popen]) -> None:

@@ -5,9 +5,9 @@ a filesystem of its own, unmounted when the test ends; the test is skipped,
 with the reason, where this process may not mount), ``fill(folder)`` (a
 file that takes every byte left; removing it gives the room back),
 ``freeze(folder)`` and ``thaw(folder)`` (``fsfreeze``: every write to the
-filesystem blocks until the thaw; the test's clean-up always thaws), and
-``journal_held(path)``: what a store's journal holds, as the next start
-would read it.
+filesystem blocks until the thaw; the test's clean-up always thaws). What a
+store's journal holds, as the next start would read it, is
+``evolution.host.journal.held(path)``.
 """
 
 from __future__ import annotations
@@ -20,8 +20,6 @@ from pathlib import Path
 from unittest import SkipTest
 
 from twisted.trial import unittest
-
-from evolution.host.journal import held
 
 
 def _run(*command: str) -> subprocess.CompletedProcess:
@@ -97,5 +95,3 @@ def freeze(test: unittest.TestCase, folder: Path) -> None:
 
 def thaw(folder: Path) -> None:
     _run("fsfreeze", "--unfreeze", str(folder))
-
-journal_held = held  # what a store's journal holds now, as the next start would read it

@@ -117,11 +117,24 @@ def test_a_knockout_s_guess_of_its_rounds_is_made_again_each_round_from_the_play
     """Fish's knockout: nine players guess two rounds, but ties sent five on, so round 2 of about 3, then 3 of 3."""
     from types import SimpleNamespace
 
+    from twisted.logger import capturedLogs, formatEvent
+
     from evolution.host.tournaments import TournamentRun, TournamentSettings
+
+    def round_lines(run: TournamentRun, players: list[int]) -> list[str]:
+        """What the log says as each round begins with that many players (in games of three and the rest)."""
+        with capturedLogs() as events:
+            for round, count in enumerate(players, start=1):
+                run.round_begins(round, [run.entrants[k:min(k + 3, count)] for k in range(0, count, 3)])
+        return [formatEvent(event) for event in events]
 
     players = [SimpleNamespace(name=f"p{k}") for k in range(9)]
     run = TournamentRun(1, TournamentSettings("knockout", 2, 4, runners_up=False), players, None, None)
-    assert [run._rounds_text(round, count) for round, count in [(1, 9), (2, 5), (3, 2)]] == [
-        "about 2", "about 3", "about 3"]
+    assert round_lines(run, [9, 5, 2]) == [
+        "tournament 1 round 1 of about 2: 3 games, 9 players",
+        "tournament 1 round 2 of about 3: 2 games, 5 players",
+        "tournament 1 round 3 of about 3: 1 game, 2 players",
+    ]
     swiss = TournamentRun(2, TournamentSettings("swiss", 2, 4, rounds=4), players, None, None)
-    assert [swiss._rounds_text(round, 9) for round in (1, 4)] == ["4", "4"]
+    assert round_lines(swiss, [9, 9, 9, 9])[::3] == [
+        "tournament 2 round 1 of 4: 3 games, 9 players", "tournament 2 round 4 of 4: 3 games, 9 players"]

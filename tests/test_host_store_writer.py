@@ -25,13 +25,13 @@ from twisted.internet.protocol import Factory
 from twisted.logger import globalLogPublisher
 from twisted.trial import unittest
 
-from evolution.host.journal import Journal
+from evolution.host.journal import Journal, held as journal_held
 from evolution.host.records import RoundRecord
-from evolution.host.store import GameRecord, ResultsStore, SeatRecord, game_operation, round_over
+from evolution.host.store import GameRecord, ResultsStore, SeatRecord, compressed_log, game_operation, round_over
 from evolution.host.store_writer import StoreWriter
 from evolution.net.client import ClientProtocol, conversation
 from evolution.games.evolution.rules.silly import SillyPlayer
-from disks import fill, journal_held, small_tmpfs
+from disks import fill, small_tmpfs
 from hosting import ANSWER_LIMIT, new_host, until
 
 QUICK = ("--players", "3-3", "--timeout", ANSWER_LIMIT)
@@ -204,6 +204,23 @@ class JournalTests(unittest.TestCase):
         self.assertTrue(journal.append([operation(4, "b" * 20)]))
         self.assertIn(b'"id":2', path.read_bytes())  # still on the disk: cleared is one zero byte
         self.assertEqual([held["game"]["id"] for held in journal_held(path)], [4])
+
+    def test_a_log_compressed_already_comes_back_as_it_went_in_and_is_stored(self) -> None:
+        # A worker process sends a game's log compressed (bytes): the journal holds it as text,
+        # gives the bytes back, and the next start stores them as the game's log.
+        db = self.new_store()
+        path = db.with_name(db.name + ".pending")
+        entries = [[0, 1, "out", "ok"], [1, 1, "in", "fine"]]
+        blob = compressed_log(json.dumps(entries, separators=(",", ":")))
+        journal = self.journal(path)
+        self.assertTrue(journal.append([game_operation(GAME.with_id(1), blob)]))
+        [held] = journal_held(path)
+        self.assertEqual(held["log"], blob)
+        journal.close()  # the lock: the writer below takes it
+        writer = StoreWriter(db, reactor)
+        writer.open()
+        self.addCleanup(writer.close)
+        self.assertEqual(read(db, lambda store: store.game_log(1)), entries)
 
     def test_a_reserve_used_up_on_a_full_disk_takes_nothing_until_there_is_room(self) -> None:
         disk = small_tmpfs(self, 4)

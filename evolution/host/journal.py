@@ -6,14 +6,15 @@ Offers ``Journal(path, reserve)`` (``<db>.pending``) and ``InUse``:
   database (below); ``reserve_room()`` allocates ``reserve`` bytes for it
   and says why, if it could not;
 - ``adopt(path, fd, reserve)``: the same journal in a child the open file was handed to;
-- ``read()``: the operations it holds, in order;
+- ``read()``: the operations it holds, in order, as they were appended;
 - ``append(operations)``: True once they are on the disk (synced), False if
   even the reserve has no room left for them (nothing is written then);
 - ``clear()`` once the database holds them all; ``count``, ``close()``;
 - ``held(path)``: what a journal file holds, read without taking the lock
   (for tools and tests: the writes a next start would apply);
 - ``operation_text(operation)``: an operation as one line of JSON (a game's
-  log compressed already, as a worker sends it, goes as ``{"zlib": base64}``).
+  log compressed already, as a worker sends it, goes as ``{"zlib": base64}``;
+  ``read()`` gives it back as the bytes it was).
 
 Why a reserve: a journal that needs new room on the disk fails just when it
 is needed, when the disk is full. Its room is allocated when the host starts
@@ -246,6 +247,10 @@ def _parse(line: bytes, generation: int | None, index: int) -> tuple[int | None,
         payload = head[2]
     try:
         operation = json.loads(payload)
-    except ValueError:
+        if not isinstance(operation, dict):
+            return None
+        if isinstance(operation.get("log"), dict):  # a game's log, compressed already (operation_text)
+            operation["log"] = base64.b64decode(operation["log"]["zlib"])
+    except (ValueError, KeyError, TypeError):
         return None
-    return (found, operation) if isinstance(operation, dict) else None
+    return found, operation

@@ -7,9 +7,10 @@ Offers ``ResultsStore``:
 - writes, each one transaction that may be applied twice without harm (the
   journal, ``evolution.host.journal``, replays them after a failure):
   ``apply(operation)`` for an operation made by ``game_operation``,
-  ``tournament_begun``, ``round_over`` or ``tournament_over`` (plain JSON
-  data, so it can wait in a journal file), and ``record(game, log)``, which
-  gives the game the next free id;
+  ``tournament_begun``, ``round_over`` or ``tournament_over`` (plain data,
+  JSON but for a game's log compressed already, bytes: each can wait in a
+  journal file), and ``record(game, log)``, which gives the game the next
+  free id;
 - reads: ``games()``, ``game(id)``, ``game_log(id)``, ``ladder(game)`` (a
   game's ladder, each bot's ``Standing`` by name: a ladder game's seats
   update it in the game's own transaction), ``tournaments()``,
@@ -28,7 +29,6 @@ The host never calls the write methods itself: they run in its store process
 
 from __future__ import annotations
 
-import base64
 import json
 import sqlite3
 import zlib
@@ -74,11 +74,9 @@ def compressed_log(text: str) -> bytes:
     return zlib.compress(text.encode("ascii"), 6)
 
 
-def _log_blob(log: list | str | bytes | dict | None) -> bytes | None:
+def _log_blob(log: list | str | bytes | None) -> bytes | None:
     if log is None or isinstance(log, bytes):
         return log
-    if isinstance(log, dict):  # compressed, read back from the journal
-        return base64.b64decode(log["zlib"])
     return compressed_log(log if isinstance(log, str) else json.dumps(log, separators=(",", ":")))
 
 
@@ -153,7 +151,7 @@ class ResultsStore:
             else:
                 raise ValueError(f"unknown store operation {kind!r}")
 
-    def _store_game(self, game: GameRecord, log: list | str | bytes | dict | None, entrants: list[dict] | None) -> None:
+    def _store_game(self, game: GameRecord, log: list | str | bytes | None, entrants: list[dict] | None) -> None:
         execute = self.connection.execute
         inserted = execute(
             "INSERT INTO games (id, started_at, ended_at, deck, seed, turns, outcome, tournament_id, round, settings,"

@@ -181,7 +181,7 @@ class StoreWriter:
             entry = self._unconfirmed.pop(number, None)
             if entry is not None:
                 entry[1].callback(stored)
-            self._wake(number)
+            self._wake()
         elif kind == "waiting":
             self._waiting = message[1]
         elif kind == "log":
@@ -213,7 +213,8 @@ class StoreWriter:
         self._idle_waiters.append((self._handed, waiter))
         return waiter
 
-    def _wake(self, _number: int) -> None:
+    def _wake(self) -> None:
+        """Fire the idle() waiters whose writes are all done."""
         first = min(self._unconfirmed, default=self._handed + 1)
         ready = [entry for entry in self._idle_waiters if entry[0] < first]
         for entry in ready:
@@ -267,7 +268,7 @@ class StoreWriter:
         self._unconfirmed.clear()
 
     def _release(self) -> None:
-        self._wake(self._handed)
+        self._wake()
         if self.journal is not None:
             self.journal.close()  # the lock stays with a store process that still runs
             self.journal = None

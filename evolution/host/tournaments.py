@@ -96,7 +96,7 @@ class TournamentRun:
         self.manager = TournamentManager(self.format, self.entrants, self.referee, self)
         self.started_at = now()
         self.games_total = self.games_done = 0
-        self.rounds_text = ""
+        self.rounds_text = ""  # "of N" in the round's log lines: set as the round begins
         self.round_started = ""
         self.rounds: list[RoundRecord] = []  # the rounds over
         self.round_games: list[int] = []  # the games of the round under way that are over
@@ -242,7 +242,8 @@ class TournamentRun:
         self.games_total, self.games_done = len(games), 0
         self.round_started, self.round_games = now(), []
         players = sum(len(game) for game in games)
-        self.rounds_text = self._rounds_text(round, players)
+        expected = self.format.rounds_expected(players)  # a knockout's guess is made again each round
+        self.rounds_text = str(expected) if isinstance(self.format, Swiss) else f"about {round - 1 + expected}"
         playoff = getattr(self.format, "playoff", None)
         log.info(
             "tournament {id} round {round} of {of}: {games}, {players}{what}",
@@ -265,12 +266,6 @@ class TournamentRun:
                 if entrant.out_round is not None and not entrant.filler:
                     entrant.handle.close()
         self.tell("round")
-
-    def _rounds_text(self, round: int, players: int) -> str:
-        """Swiss: its rounds; a knockout: a guess from the players of this round, made again each round."""
-        if isinstance(self.format, Swiss):
-            return str(self.format.rounds_expected(len(self.entrants)))
-        return f"about {round - 1 + self.format.rounds_expected(players)}"
 
     def _progress(self, round: int) -> None:
         log.info(
