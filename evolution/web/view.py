@@ -78,26 +78,31 @@ class Missing(Exception):
     """What was asked for does not exist; the message says what."""
 
 
-class Pending:
-    """One read under way, however many ask for it: each asker gets a Deferred of its own.
+class Shared:
+    """Reads under way, one per key however many ask for it: each asker gets a Deferred of its own.
 
-    ``done(result)`` runs first, once (the result may be a ``Failure``), and
-    what it returns is what every asker gets.
+    ``read(key, start, done)``: ``start()`` (a Deferred) unless a read of
+    ``key`` is under way; ``done(result)`` runs once when it fires (the
+    result may be a ``Failure``), and what it returns is what every asker
+    gets. A read that fires at once (the reader refuses it: ``Busy``) ends
+    there, and the next asker starts another.
     """
 
-    def __init__(self, source: Deferred, done: Callable[[Any], Any]) -> None:
-        self.done = done
-        self.waiters: list[Deferred] = []
-        source.addBoth(self._fire)
+    def __init__(self) -> None:
+        self._waiters: dict[Any, list[Deferred]] = {}
 
-    def wait(self) -> Deferred:
+    def read(self, key: Any, start: Callable[[], Deferred], done: Callable[[Any], Any]) -> Deferred:
         waiter: Deferred = Deferred()
-        self.waiters.append(waiter)
+        if key in self._waiters:
+            self._waiters[key].append(waiter)
+        else:
+            self._waiters[key] = [waiter]
+            start().addBoth(self._fire, key, done)
         return waiter
 
-    def _fire(self, result: Any) -> None:
-        outcome = self.done(result)
-        for waiter in self.waiters:
+    def _fire(self, result: Any, key: Any, done: Callable[[Any], Any]) -> None:
+        outcome = done(result)
+        for waiter in self._waiters.pop(key):
             waiter.callback(outcome)
 
 
@@ -162,10 +167,9 @@ class WebView:
         self.changed: Callable[[str], None] = lambda key: None
         self.finished: OrderedDict[int, GameRecord] = OrderedDict()
         self._replays: OrderedDict[int, Encoded] = OrderedDict()
-        self._replaying: dict[int, Pending] = {}
+        self._reading = Shared()  # the overview's stored part ("stored"), and replays (game ids)
         self._stored: Json = {"recent_games": [], "tournaments": [], "leaderboard": [], "ladder": []}
         self._stored_at = float("-inf")
-        self._stored_reading: Pending | None = None
         self._lobby_digest: str | None = None
         self.following = True
         feed.watch(self._host_event)
@@ -221,14 +225,12 @@ class WebView:
         """The overview's stored part: read again once it is older than STORED_MAX_AGE or a game was stored."""
         if self.clock.seconds() - self._stored_at < STORED_MAX_AGE:
             return succeed(self._stored)
-        if self._stored_reading is None:
-            self._stored_reading = Pending(self.reader.read(_stored_overview, self.feed.game), self._stored_read)
-        return self._stored_reading.wait()
+        reading = self._reading.read
+        return reading("stored", lambda: self.reader.read(_stored_overview, self.feed.game), self._stored_read)
 
     def _stored_read(self, result: Any) -> Json:
         """A read the store does not answer in time is a 503 (the reader logs it); another failure leaves the
         old picture (and is tried again at the next change)."""
-        self._stored_reading = None
         if isinstance(result, Failure):
             if result.check(Busy):
                 return result
@@ -301,14 +303,13 @@ class WebView:
             return succeed(self._replays[game_id])
         if self.feed.is_running(game_id):
             return fail(Missing(f"game {game_id} is still running: its replay comes when it is over"))
-        if game_id not in self._replaying:
-            log_text = self.feed.finished_log(game_id) if game_id in self.finished else None
-            if log_text is not None:
-                reading = self.reader.read(_replay_of_text, self.finished[game_id], log_text)
-            else:
-                reading = self.reader.read(_stored_replay, game_id)
-            self._replaying[game_id] = Pending(reading, lambda result: self._replayed(result, game_id))
-        return self._replaying[game_id].wait()
+        return self._reading.read(game_id, lambda: self._read_replay(game_id), lambda got: self._replayed(got, game_id))
+
+    def _read_replay(self, game_id: int) -> Deferred[Encoded]:
+        log_text = self.feed.finished_log(game_id) if game_id in self.finished else None
+        if log_text is not None:
+            return self.reader.read(_replay_of_text, self.finished[game_id], log_text)
+        return self.reader.read(_stored_replay, game_id)
 
     def transcript(self, game_id: int, seat: int | None = None) -> Deferred[Json]:
         """What each seat of a finished game (or one) received and sent; fails with ``Missing`` if there is none."""
@@ -320,7 +321,6 @@ class WebView:
         return self.reader.read(_stored_transcript, game_id, seat)
 
     def _replayed(self, result: Any, game_id: int) -> Any:
-        del self._replaying[game_id]
         if isinstance(result, Encoded):
             self._replays[game_id] = result
             while len(self._replays) > REPLAYS_KEPT:
