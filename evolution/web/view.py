@@ -21,7 +21,12 @@ drawn only when asked for (its lines begin there; its replay has them all).
 
 Games are read from the feed while they run and for the last
 ``keep_finished`` after they end (so a game's page shows its result at
-once, before the store process has stored it), else from the store.
+once, before the store process has stored it), else from the store. A
+game just over that the store does not hold yet (``feed.is_storing``), or
+that the feed still says runs when its picture is gone (the web view's own
+process learns of a game's end at its next poll), is read once the feed
+says it is over and stored, at most ``STORING_WAIT`` seconds later (then a
+503, ``Busy``): a game just over is never a 404.
 Tournaments come from the feed while the host runs them, else from the
 store, read again when one of their games is stored and every few seconds
 while someone watches.
@@ -35,7 +40,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from twisted.internet.defer import Deferred, fail, succeed
+from twisted.internet.defer import Deferred, fail, maybeDeferred, succeed
 from twisted.logger import Logger
 from twisted.python.failure import Failure
 
@@ -59,6 +64,7 @@ Json = Any
 RECENT = 10
 REPLAYS_KEPT = 16
 STORED_MAX_AGE = 10.0
+STORING_WAIT = 5.0  # seconds a read of a game just over waits for the feed to say it is over and stored
 
 
 @dataclass(frozen=True)
@@ -171,6 +177,7 @@ class WebView:
         self._stored: Json = {"recent_games": [], "tournaments": [], "leaderboard": [], "ladder": []}
         self._stored_at = float("-inf")
         self._lobby_digest: str | None = None
+        self._unsettled: list[tuple[Callable[[int], bool], int, Deferred]] = []  # reads of games just over: _once
         self.following = True
         feed.watch(self._host_event)
 
@@ -191,7 +198,11 @@ class WebView:
             while len(self.finished) > self.keep_finished:
                 self.finished.popitem(last=False)
             self._game_changed(value.id, value.tournament_id)
-        elif event in ("stored", "tournament"):
+            self._settle()
+        elif event == "stored":
+            self._store_changed(value[1])
+            self._settle()
+        elif event == "tournament":
             self._store_changed(value)
 
     def _game_changed(self, game_id: int, tournament: int | None) -> None:
@@ -205,6 +216,35 @@ class WebView:
         self.changed("overview")
         if tournament is not None:
             self.changed(f"tournament/{tournament}")
+
+    def _in_store(self, game_id: int) -> bool:
+        """Whether the store holds game ``game_id`` if it is a game at all (not running, not being stored)."""
+        return not (self.feed.is_running(game_id) or self.feed.is_storing(game_id))
+
+    def _record_here(self, game_id: int) -> bool:
+        """Whether this view has game ``game_id``'s record if it is a game at all (``finished``, or the store)."""
+        return game_id in self.finished or self._in_store(game_id)
+
+    def _once(self, ready: Callable[[int], bool], game_id: int, then: Callable[[], Any]) -> Deferred:
+        """``then()`` once ``ready(game_id)``: at once but for a game just over, else when the feed says a game is
+        over or stored; ``Busy`` if not within ``STORING_WAIT`` s."""
+        if ready(game_id):
+            return maybeDeferred(then)
+        settled: Deferred = Deferred()
+        self._unsettled.append((ready, game_id, settled))
+        settled.addTimeout(STORING_WAIT, self.clock, onTimeoutCancel=lambda _result, _timeout: Failure(
+            Busy(f"game {game_id} is over but not yet stored; try again in a moment")))
+        return settled.addCallback(lambda _: then())
+
+    def _settle(self) -> None:
+        waiting, self._unsettled = self._unsettled, []
+        for ready, game_id, settled in waiting:
+            if settled.called:  # waited too long
+                continue
+            if ready(game_id):
+                settled.callback(None)
+            else:
+                self._unsettled.append((ready, game_id, settled))
 
     def check_lobby(self) -> None:
         """Called every second while anyone watches: has the lobby changed?"""
@@ -290,6 +330,9 @@ class WebView:
     def _game_or_stored(self, live: Json | None, game_id: int) -> Any:
         if live is not None:
             return live
+        return self._once(self._record_here, game_id, lambda: self._finished_or_stored(game_id))
+
+    def _finished_or_stored(self, game_id: int) -> Any:
         if game_id in self.finished:
             return self.finished_json(self.finished[game_id])
         return self.reader.read(stored_game, game_id).addCallback(
@@ -309,7 +352,7 @@ class WebView:
         log_text = self.feed.finished_log(game_id) if game_id in self.finished else None
         if log_text is not None:
             return self.reader.read(_replay_of_text, self.finished[game_id], log_text)
-        return self.reader.read(_stored_replay, game_id)
+        return self._once(self._in_store, game_id, lambda: self.reader.read(_stored_replay, game_id))
 
     def transcript(self, game_id: int, seat: int | None = None) -> Deferred[Json]:
         """What each seat of a finished game (or one) received and sent; fails with ``Missing`` if there is none."""
@@ -318,7 +361,7 @@ class WebView:
         log_text = self.feed.finished_log(game_id) if game_id in self.finished else None
         if log_text is not None:
             return self.reader.read(_transcript_of_text, self.finished[game_id], log_text, seat)
-        return self.reader.read(_stored_transcript, game_id, seat)
+        return self._once(self._in_store, game_id, lambda: self.reader.read(_stored_transcript, game_id, seat))
 
     def _replayed(self, result: Any, game_id: int) -> Any:
         if isinstance(result, Encoded):
