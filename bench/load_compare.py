@@ -22,6 +22,7 @@ from typing import Any, Callable
 
 from bench.load_result import LoadResult
 from bench.web_visitors import FLOODERS, PIPELINERS
+from evolution.web.bounds import MAX_CONNECTIONS
 
 WEB = "--web=tcp:{web}:interface=127.0.0.1"
 Pair = tuple[LoadResult, LoadResult]
@@ -128,7 +129,7 @@ def _statuses(seen: dict) -> str:
 def _bound(pairs: list[Pair]) -> str:
     """The web view's memory bound, from its limits and the largest answer the floods were given."""
     largest = max((fire.visitors.get("largest", 0) for _, fire in pairs), default=0)
-    connections = 256
+    connections = MAX_CONNECTIONS
     per_connection = 64 * 1024 + 80 * 1024 + largest
     return (
         f"Web view's bound: {connections} connections x (64 KiB send buffer + 80 KiB read ahead + the largest "

@@ -189,12 +189,11 @@ def test_the_web_view_stays_up_after_the_last_game_for_linger_seconds(host):
     host = host("--players", "3-3", "--games", "1", "--linger", "3")
     host.serving()
     play(host, 1, "only")
-    # The last game is over: its replay is still served, once the store process has written the game (a write
-    # apart from the games) and the web view's next poll of the host has said so (a few tenths of a second).
-    deadline = time.monotonic() + 10
+    # The last game is over. Its page asked at once, before the web view's next poll of the host has said so,
+    # waits for that; its replay then, before the store process has written the game (a write apart from the
+    # games), waits for that: no 404, no 503.
+    status, body = host.get("/api/games/1")
+    assert status == 200 and json.loads(body)["status"] == "finished", (status, body)
     status, body = host.get("/api/games/1/replay")
-    while status != 200 and time.monotonic() < deadline:
-        time.sleep(0.1)
-        status, body = host.get("/api/games/1/replay")
-    assert status == 200 and json.loads(body)["reproduced"]
+    assert status == 200 and json.loads(body)["reproduced"], (status, body)
     assert host.process.wait(timeout=30) == 0

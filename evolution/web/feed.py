@@ -14,7 +14,7 @@ worker) and tells its watchers, ``callback(event, value)``:
     "changed"    game id                             a game whose picture was asked for moved on
     "stepped"    None                                some game moved on (scores, turns)
     "over"       GameRecord                          a game is over (stored soon after)
-    "stored"     tournament id or None               the store has the games over so far
+    "stored"     (game id, tournament id or None)    the store holds that game now
     "tournament" tournament id                       a tournament changed (begun, a game, a round, over)
 """
 
@@ -58,6 +58,9 @@ class Feed(Protocol):
     def finished_log(self, game_id: int) -> str | None:
         """A game just over: its message log's JSON text, if the feed still holds it."""
 
+    def is_storing(self, game_id: int) -> bool:
+        """A game over that the store does not hold yet (told "stored" once it does)."""
+
 
 def tournament_of(game: Any) -> int | None:
     return game.seating.tournament_id if game.seating is not None else None
@@ -92,7 +95,7 @@ class HostFeed(Telling):
         self.clock = clock
         self._watchers = []
         self._logs: OrderedDict[int, Callable[[], str]] = OrderedDict()
-        self._storing: set[int | None] | None = None  # tournaments told "stored" once the writes under way are done
+        self.storing: set[int] = set()  # games over that the store writer has not yet written
         self.pictures = LivePictures(runner)
         self.pictures.changed = lambda game_id: self._tell("changed", game_id)
         self.pictures.stepped = lambda: self._tell("stepped", None)
@@ -111,9 +114,10 @@ class HostFeed(Telling):
         elif event == "over":
             record = next((record for record in reversed(self.runner.records) if record.id == game.id), None)
             self._keep_log(game)
+            self.storing.add(game.id)
             if record is not None:
                 self._tell("over", record)
-            self._after_store(tournament_of(game))
+            self._after_store(game.id, tournament_of(game))
 
     def _workers_changed(self, game_ids: list[int], stepped: bool) -> None:
         for game_id in game_ids:
@@ -131,19 +135,14 @@ class HostFeed(Telling):
         while len(self._logs) > LOGS_KEPT:
             self._logs.popitem(last=False)
 
-    def _after_store(self, tournament: int | None) -> None:
-        """Tell "stored" once the store writer has done the writes handed to it so far (one wait at a time)."""
-        if self._storing is not None:
-            self._storing.add(tournament)
-            return
-        self._storing = {tournament}
+    def _after_store(self, game_id: int, tournament: int | None) -> None:
+        """Tell "stored" once the store writer has done the writes handed to it so far (this game's among them)."""
         idle = getattr(self.runner.writer, "idle", None)
-        (idle() if idle is not None else succeed(None)).addCallback(self._stored)
+        (idle() if idle is not None else succeed(None)).addCallback(self._stored, game_id, tournament)
 
-    def _stored(self, _: Any) -> None:
-        tournaments, self._storing = self._storing or set(), None
-        for tournament in sorted(tournaments, key=lambda t: -1 if t is None else t):
-            self._tell("stored", tournament)
+    def _stored(self, _: Any, game_id: int, tournament: int | None) -> None:
+        self.storing.discard(game_id)
+        self._tell("stored", (game_id, tournament))
 
     # -- answering -----------------------------------------------------------------------
 
@@ -176,6 +175,9 @@ class HostFeed(Telling):
     def finished_log(self, game_id: int) -> str | None:
         entries = self._logs.get(game_id)
         return entries() if entries is not None else None
+
+    def is_storing(self, game_id: int) -> bool:
+        return game_id in self.storing
 
 
 def gathered(deferreds: list[Deferred]) -> Deferred[list[Any]]:

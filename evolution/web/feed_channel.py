@@ -8,16 +8,19 @@ the answers it asked for:
 
 - ``Poll()`` every ``POLL_EVERY`` seconds (one at a time): what changed since
   the last poll, which the host gathers in bounded sets (the running games'
-  ids, the games over that the store now holds, at most ``OVER_KEPT``; the
-  games whose picture changed; tournaments changed; "stepped");
+  ids; the records of the games over, at most ``OVER_KEPT``; the ids of
+  those the store does not hold yet, and of those it now does; the games
+  whose picture changed; tournaments changed; "stepped");
 - ``Running()``, ``GamePicture(game)``, ``Lobby()``, ``Tournaments()``: the
   feed's answers. The client keeps each answer for a short while
   (``FRESH``) and shares one question among all who ask meanwhile, and asks
   for at most ``PICTURES_PER_SECOND`` pictures a second in all (then it
   answers with the last picture it has, or ``Busy``): a flood of requests
   to the web view turns into a few questions a second to the host.
-- A game over reaches the web process once the store holds it, so its page
-  and replay read it from there.
+- A game over reaches the web process at the next poll, so its page shows
+  its result at once; its replay and transcript are read from the store,
+  which the web view waits for while the game is being stored
+  (``is_storing``, ``evolution.web.view``).
 """
 
 from __future__ import annotations
@@ -78,14 +81,13 @@ class FeedServer(ChildChannel):
         self.feed = feed
         self.lost = lost
         self.running: dict[int, int | None] = {}
-        self._over: deque[GameRecord] = deque(maxlen=OVER_KEPT)  # over, not yet stored
-        self._stored: deque[GameRecord] = deque(maxlen=OVER_KEPT)  # over and stored: for the next poll
+        self._over: deque[GameRecord] = deque(maxlen=OVER_KEPT)  # over since the last poll
         self._changes = self._empty()
         feed.watch(self._event)
 
     @staticmethod
     def _empty() -> dict[str, Any]:
-        return {"changed": set(), "stepped": False, "tournaments": set(), "stored": set()}
+        return {"changed": set(), "stepped": False, "tournaments": set(), "stored": {}}
 
     def _event(self, event: str, value: Any) -> None:
         changes = self._changes
@@ -101,21 +103,21 @@ class FeedServer(ChildChannel):
         elif event == "tournament":
             changes["tournaments"].add(value)
         elif event == "stored":
-            changes["stored"].add(value)
-            self._stored.extend(self._over)
-            self._over.clear()
+            game_id, tournament = value
+            changes["stored"][game_id] = tournament
 
     @Poll.responder
     def poll(self) -> dict:
         changes, self._changes = self._changes, self._empty()
-        stored, self._stored = list(self._stored), deque(maxlen=OVER_KEPT)
+        over, self._over = list(self._over), deque(maxlen=OVER_KEPT)
         return {"changes": {
             "running": sorted(self.running.items()),
-            "over": [record.to_json() for record in stored],
+            "over": [record.to_json() for record in over],
+            "storing": sorted(self.feed.storing),
             "changed": sorted(changes["changed"]),
             "stepped": changes["stepped"],
             "tournaments": sorted(changes["tournaments"]),
-            "stored": sorted(changes["stored"], key=lambda t: -1 if t is None else t),
+            "stored": sorted(changes["stored"].items()),
         }}
 
     @Running.responder
@@ -159,6 +161,7 @@ class FeedClient(Telling, QuietAMP):
         self.clock = clock
         self.game = game
         self.running_ids: dict[int, int | None] = {}  # game id -> its tournament, as of the last poll
+        self.storing_ids: set[int] = set()  # games over that the store does not hold yet, as of the last poll
         self._kept: dict[Any, _Kept] = {}
         self._polling: Any = None
         self._asked_pictures: deque[float] = deque()
@@ -191,6 +194,7 @@ class FeedClient(Telling, QuietAMP):
         for game_id in running.keys() - self.running_ids.keys():
             self._tell("begin", (game_id, running[game_id]))
         self.running_ids = running
+        self.storing_ids = set(changes["storing"])
         for data in changes["over"]:
             self._tell("over", GameRecord.from_json(data))
         for game_id in changes["changed"]:
@@ -199,8 +203,8 @@ class FeedClient(Telling, QuietAMP):
             self._tell("stepped", None)
         for tournament in changes["tournaments"]:
             self._tell("tournament", tournament)
-        for tournament in changes["stored"]:
-            self._tell("stored", tournament)
+        for game_id, tournament in changes["stored"]:
+            self._tell("stored", (game_id, tournament))
 
     # -- the answers ----------------------------------------------------------------
 
@@ -231,7 +235,10 @@ class FeedClient(Telling, QuietAMP):
         return self._ask("tournaments", Tournaments, lambda answer: answer["tournaments"])
 
     def finished_log(self, game_id: int) -> None:
-        return None  # a game over reaches this process once the store has it
+        return None  # the host's memory is not this process's: a game over is read from the store
+
+    def is_storing(self, game_id: int) -> bool:
+        return game_id in self.storing_ids
 
     def _ask(self, key: Any, command: type, take: Callable[[dict], Any], **arguments: Any) -> Deferred:
         kind = key[0] if isinstance(key, tuple) else key

@@ -21,7 +21,12 @@ drawn only when asked for (its lines begin there; its replay has them all).
 
 Games are read from the feed while they run and for the last
 ``keep_finished`` after they end (so a game's page shows its result at
-once, before the store process has stored it), else from the store.
+once, before the store process has stored it), else from the store. A
+game just over that the store does not hold yet (``feed.is_storing``), or
+that the feed still says runs when its picture is gone (the web view's own
+process learns of a game's end at its next poll), is read once the feed
+says it is over and stored, at most ``STORING_WAIT`` seconds later (then a
+503, ``Busy``): a game just over is never a 404.
 Tournaments come from the feed while the host runs them, else from the
 store, read again when one of their games is stored and every few seconds
 while someone watches.
@@ -35,7 +40,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from twisted.internet.defer import Deferred, fail, succeed
+from twisted.internet.defer import Deferred, fail, maybeDeferred, succeed
 from twisted.logger import Logger
 from twisted.python.failure import Failure
 
@@ -59,6 +64,7 @@ Json = Any
 RECENT = 10
 REPLAYS_KEPT = 16
 STORED_MAX_AGE = 10.0
+STORING_WAIT = 5.0  # seconds a read of a game just over waits for the feed to say it is over and stored
 
 
 @dataclass(frozen=True)
@@ -78,26 +84,31 @@ class Missing(Exception):
     """What was asked for does not exist; the message says what."""
 
 
-class Pending:
-    """One read under way, however many ask for it: each asker gets a Deferred of its own.
+class Shared:
+    """Reads under way, one per key however many ask for it: each asker gets a Deferred of its own.
 
-    ``done(result)`` runs first, once (the result may be a ``Failure``), and
-    what it returns is what every asker gets.
+    ``read(key, start, done)``: ``start()`` (a Deferred) unless a read of
+    ``key`` is under way; ``done(result)`` runs once when it fires (the
+    result may be a ``Failure``), and what it returns is what every asker
+    gets. A read that fires at once (the reader refuses it: ``Busy``) ends
+    there, and the next asker starts another.
     """
 
-    def __init__(self, source: Deferred, done: Callable[[Any], Any]) -> None:
-        self.done = done
-        self.waiters: list[Deferred] = []
-        source.addBoth(self._fire)
+    def __init__(self) -> None:
+        self._waiters: dict[Any, list[Deferred]] = {}
 
-    def wait(self) -> Deferred:
+    def read(self, key: Any, start: Callable[[], Deferred], done: Callable[[Any], Any]) -> Deferred:
         waiter: Deferred = Deferred()
-        self.waiters.append(waiter)
+        if key in self._waiters:
+            self._waiters[key].append(waiter)
+        else:
+            self._waiters[key] = [waiter]
+            start().addBoth(self._fire, key, done)
         return waiter
 
-    def _fire(self, result: Any) -> None:
-        outcome = self.done(result)
-        for waiter in self.waiters:
+    def _fire(self, result: Any, key: Any, done: Callable[[Any], Any]) -> None:
+        outcome = done(result)
+        for waiter in self._waiters.pop(key):
             waiter.callback(outcome)
 
 
@@ -162,11 +173,11 @@ class WebView:
         self.changed: Callable[[str], None] = lambda key: None
         self.finished: OrderedDict[int, GameRecord] = OrderedDict()
         self._replays: OrderedDict[int, Encoded] = OrderedDict()
-        self._replaying: dict[int, Pending] = {}
+        self._reading = Shared()  # the overview's stored part ("stored"), and replays (game ids)
         self._stored: Json = {"recent_games": [], "tournaments": [], "leaderboard": [], "ladder": []}
         self._stored_at = float("-inf")
-        self._stored_reading: Pending | None = None
         self._lobby_digest: str | None = None
+        self._unsettled: list[tuple[Callable[[int], bool], int, Deferred]] = []  # reads of games just over: _once
         self.following = True
         feed.watch(self._host_event)
 
@@ -187,7 +198,11 @@ class WebView:
             while len(self.finished) > self.keep_finished:
                 self.finished.popitem(last=False)
             self._game_changed(value.id, value.tournament_id)
-        elif event in ("stored", "tournament"):
+            self._settle()
+        elif event == "stored":
+            self._store_changed(value[1])
+            self._settle()
+        elif event == "tournament":
             self._store_changed(value)
 
     def _game_changed(self, game_id: int, tournament: int | None) -> None:
@@ -201,6 +216,35 @@ class WebView:
         self.changed("overview")
         if tournament is not None:
             self.changed(f"tournament/{tournament}")
+
+    def _in_store(self, game_id: int) -> bool:
+        """Whether the store holds game ``game_id`` if it is a game at all (not running, not being stored)."""
+        return not (self.feed.is_running(game_id) or self.feed.is_storing(game_id))
+
+    def _record_here(self, game_id: int) -> bool:
+        """Whether this view has game ``game_id``'s record if it is a game at all (``finished``, or the store)."""
+        return game_id in self.finished or self._in_store(game_id)
+
+    def _once(self, ready: Callable[[int], bool], game_id: int, then: Callable[[], Any]) -> Deferred:
+        """``then()`` once ``ready(game_id)``: at once but for a game just over, else when the feed says a game is
+        over or stored; ``Busy`` if not within ``STORING_WAIT`` s."""
+        if ready(game_id):
+            return maybeDeferred(then)
+        settled: Deferred = Deferred()
+        self._unsettled.append((ready, game_id, settled))
+        settled.addTimeout(STORING_WAIT, self.clock, onTimeoutCancel=lambda _result, _timeout: Failure(
+            Busy(f"game {game_id} is over but not yet stored; try again in a moment")))
+        return settled.addCallback(lambda _: then())
+
+    def _settle(self) -> None:
+        waiting, self._unsettled = self._unsettled, []
+        for ready, game_id, settled in waiting:
+            if settled.called:  # waited too long
+                continue
+            if ready(game_id):
+                settled.callback(None)
+            else:
+                self._unsettled.append((ready, game_id, settled))
 
     def check_lobby(self) -> None:
         """Called every second while anyone watches: has the lobby changed?"""
@@ -221,14 +265,12 @@ class WebView:
         """The overview's stored part: read again once it is older than STORED_MAX_AGE or a game was stored."""
         if self.clock.seconds() - self._stored_at < STORED_MAX_AGE:
             return succeed(self._stored)
-        if self._stored_reading is None:
-            self._stored_reading = Pending(self.reader.read(_stored_overview, self.feed.game), self._stored_read)
-        return self._stored_reading.wait()
+        reading = self._reading.read
+        return reading("stored", lambda: self.reader.read(_stored_overview, self.feed.game), self._stored_read)
 
     def _stored_read(self, result: Any) -> Json:
         """A read the store does not answer in time is a 503 (the reader logs it); another failure leaves the
         old picture (and is tried again at the next change)."""
-        self._stored_reading = None
         if isinstance(result, Failure):
             if result.check(Busy):
                 return result
@@ -288,6 +330,9 @@ class WebView:
     def _game_or_stored(self, live: Json | None, game_id: int) -> Any:
         if live is not None:
             return live
+        return self._once(self._record_here, game_id, lambda: self._finished_or_stored(game_id))
+
+    def _finished_or_stored(self, game_id: int) -> Any:
         if game_id in self.finished:
             return self.finished_json(self.finished[game_id])
         return self.reader.read(stored_game, game_id).addCallback(
@@ -301,14 +346,13 @@ class WebView:
             return succeed(self._replays[game_id])
         if self.feed.is_running(game_id):
             return fail(Missing(f"game {game_id} is still running: its replay comes when it is over"))
-        if game_id not in self._replaying:
-            log_text = self.feed.finished_log(game_id) if game_id in self.finished else None
-            if log_text is not None:
-                reading = self.reader.read(_replay_of_text, self.finished[game_id], log_text)
-            else:
-                reading = self.reader.read(_stored_replay, game_id)
-            self._replaying[game_id] = Pending(reading, lambda result: self._replayed(result, game_id))
-        return self._replaying[game_id].wait()
+        return self._reading.read(game_id, lambda: self._read_replay(game_id), lambda got: self._replayed(got, game_id))
+
+    def _read_replay(self, game_id: int) -> Deferred[Encoded]:
+        log_text = self.feed.finished_log(game_id) if game_id in self.finished else None
+        if log_text is not None:
+            return self.reader.read(_replay_of_text, self.finished[game_id], log_text)
+        return self._once(self._in_store, game_id, lambda: self.reader.read(_stored_replay, game_id))
 
     def transcript(self, game_id: int, seat: int | None = None) -> Deferred[Json]:
         """What each seat of a finished game (or one) received and sent; fails with ``Missing`` if there is none."""
@@ -317,10 +361,9 @@ class WebView:
         log_text = self.feed.finished_log(game_id) if game_id in self.finished else None
         if log_text is not None:
             return self.reader.read(_transcript_of_text, self.finished[game_id], log_text, seat)
-        return self.reader.read(_stored_transcript, game_id, seat)
+        return self._once(self._in_store, game_id, lambda: self.reader.read(_stored_transcript, game_id, seat))
 
     def _replayed(self, result: Any, game_id: int) -> Any:
-        del self._replaying[game_id]
         if isinstance(result, Encoded):
             self._replays[game_id] = result
             while len(self._replays) > REPLAYS_KEPT:
