@@ -255,3 +255,11 @@ def test_a_message_it_does_not_understand_or_a_hang_up_ends_it_with_the_reason_a
     status, err = host.finish()
     assert status == 1
     assert said in err
+
+
+def test_a_port_that_is_not_a_number_is_one_line_and_status_2(classes):
+    result = subprocess.run([JAVA, "-cp", str(classes), "fish.Bot", "127.0.0.1", "abc"],
+                            capture_output=True, text=True, timeout=60, check=False)
+    assert result.returncode == 2
+    assert result.stderr.splitlines() == [
+        'fish bot: the port is a whole number, not "abc" (java -cp out fish.Bot [host] [port] [name])']

@@ -20,7 +20,7 @@ import java.util.List;
  * bot with the reason. It plays as many games as the host starts on its connection (a
  * tournament), and exits with status 0 after {@code end}, 1 when the host closes the connection
  * without one (the bot was removed, or the host stopped), sends something the guide does not
- * describe, or cannot be reached. {@code BOT_VERBOSE=1} logs every message and answer on
+ * describe, or cannot be reached; 2 when its port is not a number. {@code BOT_VERBOSE=1} logs every message and answer on
  * standard error.
  */
 public final class Bot {
@@ -47,7 +47,16 @@ public final class Bot {
 
     public static void main(String[] args) {
         String host = args.length > 0 ? args[0] : "127.0.0.1";
-        int port = args.length > 1 ? Integer.parseInt(args[1]) : 45678;
+        int port = 45678;
+        if (args.length > 1) {
+            try {
+                port = Integer.parseInt(args[1]);
+            } catch (NumberFormatException error) {
+                System.err.println("fish bot: the port is a whole number, not " + Json.write(args[1])
+                        + " (java -cp out fish.Bot [host] [port] [name])");
+                System.exit(2);
+            }
+        }
         Bot bot = new Bot(args.length > 2 ? args[2] : "javabot");
         int status;
         try (Socket socket = new Socket(host, port)) {
