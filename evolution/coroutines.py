@@ -14,6 +14,10 @@ Every referee asks its players through the same two steps:
 - ``settle(pending, describe=...)`` (a coroutine): ``pending`` itself, or
   what it gives when it is awaitable; a ``Failed`` if awaiting it raised.
 
+``value_of(pending)`` (a coroutine) is the step beneath ``settle``, for
+callers whose failures are not a player's (a tournament manager awaiting a
+game's report): ``pending``, awaited only if it is awaitable.
+
 A referee may make several calls before it settles any (Evolution's parallel
 ``choose``). ``Failed(reason)`` says why, in words the player's author
 understands: ``describe(error)``, by default ``failure_reason`` (the
@@ -62,9 +66,14 @@ def call(receiver: Any, method: str, *args: Any, describe: Callable[[Exception],
 
 async def settle(pending: Any, describe: Callable[[Exception], str] = failure_reason) -> Any:
     """``pending``, awaited only if it is awaitable; a ``Failed`` if awaiting it raised."""
+    try:
+        return await value_of(pending)
+    except Exception as error:  # a player's failure must never stop the game
+        return Failed(describe(error))
+
+
+async def value_of(pending: Any) -> Any:
+    """``pending``, awaited only if it is awaitable."""
     if hasattr(pending, "__await__"):
-        try:
-            return await pending
-        except Exception as error:  # a player's failure must never stop the game
-            return Failed(describe(error))
+        return await pending
     return pending

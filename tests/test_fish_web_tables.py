@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from evolution.games.fish.rules.board import Position, generate_board
+from evolution.games.fish.rules.board import Board, Position, generate_board
 from evolution.games.fish.rules.local import play_local_game
 from evolution.games.fish.rules.referee import FishReferee
 from evolution.games.fish.strategies.faulty import HolePlacer, IllegalMover, Raiser

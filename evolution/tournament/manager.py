@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from typing import Any, Awaitable, Callable, Sequence
 
+from evolution.coroutines import value_of
 from evolution.tournament.standings import Entrant, GameReport, record_game
 
 Referee = Callable[[int, list[Entrant]], "Awaitable[GameReport] | GameReport"]
@@ -55,7 +56,7 @@ class TournamentManager:
             self.round += 1
             self.observer.round_begins(self.round, games)
             pending = [self.referee(self.round, game) for game in games]
-            reports = [self.settle(await _settled(report), self.round) for report in pending]
+            reports = [self.settle(await value_of(report), self.round) for report in pending]
             if self.stopped:
                 break
             self.format.round_over(self.round, reports, self.entrants)
@@ -84,8 +85,3 @@ class TournamentManager:
     def standings(self) -> list[tuple[int | None, Entrant]]:
         return self.format.standings(self.entrants)
 
-
-async def _settled(report: Any) -> GameReport:
-    if hasattr(report, "__await__"):
-        return await report
-    return report
