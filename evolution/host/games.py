@@ -21,6 +21,8 @@ manager both use:
 - ``greet(connections)`` and ``farewell(connection, won)``: what the
   dialect says to a connection before its first game and when the host is
   done with it (Fish's ``start`` and ``end``; nothing in Evolution);
+- ``played_here(id)`` / ``games_here()``: the running games this process
+  plays (a pooled runner's ``running`` holds its games in workers too);
 - ``watch(callback)``: ``callback(event, game)`` for "begin", each step of
   the referee, and "over" (the web view follows games this way);
 - ``stop()`` records the games still running as aborted, so nothing is lost
@@ -204,7 +206,7 @@ class GameRunner:
         self.clock = clock
         self.games_begun = 0
         self.games_over = 0
-        self.running: dict[int, RunningGame] = {}
+        self.running: dict[int, Any] = {}  # RunningGame; a pooled runner's games in workers too (``played_here``)
         self.deadlines = Deadlines(clock)  # every call's time limit, in all games
         self.calls = CallSettings(clock, settings.seconds(), self.deadlines, self.setup.limits())
         self.records: deque[GameRecord] = deque(maxlen=RECENT_RECORDS)  # the latest; the store has them all
@@ -235,6 +237,15 @@ class GameRunner:
         for entry in ready:
             self._waiters.remove(entry)
             entry[1].callback(list(self.records))
+
+    def played_here(self, game_id: int) -> RunningGame | None:
+        """A running game played in this process (None: over, or played in a worker: ``evolution.host.pooled``)."""
+        game = self.running.get(game_id)
+        return game if isinstance(game, RunningGame) else None
+
+    def games_here(self) -> list[RunningGame]:
+        """The running games played in this process."""
+        return [game for game in self.running.values() if isinstance(game, RunningGame)]
 
     # -- playing ----------------------------------------------------------------------
 
@@ -364,7 +375,7 @@ class GameRunner:
 
     def stop(self) -> Any:
         """The host is stopping: store every running game as aborted and hang up."""
-        for game in [game for game in self.running.values() if isinstance(game, RunningGame)]:
+        for game in self.games_here():
             self._over(game, None, "aborted: the host stopped")
             for connection in game.connections:
                 connection.close()
