@@ -32,7 +32,10 @@ The seams a worker process uses (``evolution.host.worker``, and the host's
 ``evolution.host.pooled``): ``play_numbered(id, seed, ...)`` plays a game
 numbered elsewhere, ``start_game(connections, (id, seed))`` likewise;
 ``keep(record, log)`` is where a finished game goes (the store writer, with
-its log line), ``announce_begin`` / ``announce_over`` the log lines.
+its log line), ``announce_begin`` / ``announce_over`` the log lines;
+``begun(game)`` a game's beginning (running, logged, told) and
+``game_record(game, turns, outcome, seats)`` its record, wherever it is
+played.
 ``GameSettings`` lives in ``evolution.host.game_settings``.
 
 A game counts as over, its players are hung up and the next game may start
@@ -154,22 +157,7 @@ class RunningGame:
 
     def record(self, result: GameResult | None, outcome: str) -> GameRecord:
         seats = seat_records(self.names, result.ranking if result else (), self.referee.removals)
-        seating = self.seating
-        runner = self.runner
-        return GameRecord(
-            self.started_at,
-            now(),
-            runner.setup.deal(self.seed),
-            self.seed,
-            self.referee.turn,
-            outcome,
-            seats,
-            self.id,
-            seating.tournament_id if seating else None,
-            seating.round if seating else None,
-            runner.recorded,
-            runner.game.name,
-        )
+        return self.runner.game_record(self, self.referee.turn, outcome, seats)
 
     def game_over(self, result: GameResult | None) -> Deferred[tuple[str | None, ...]]:
         """What the dialect says to each player still in the game at its end; fires once it is said.
@@ -270,13 +258,26 @@ class GameRunner:
     ) -> Deferred[GameOutcome]:
         """``play`` a game whose id and seed were given already."""
         game = RunningGame(self, game_id, connections, seed, seating)
-        self.running[game.id] = game
-        self.announce_begin(game.id, game.names, game.seed)
-        self.tell("begin", game)
+        self.begun(game)
         game.play().addCallbacks(
             lambda result: self._over(game, result, "finished"), lambda failure: self._crashed(game, failure)
         )
         return game.over
+
+    def begun(self, game: Any) -> None:
+        """A game begins (here, or in a worker): it is running, logged and told."""
+        self.running[game.id] = game
+        self.announce_begin(game.id, game.names, game.seed)
+        self.tell("begin", game)
+
+    def game_record(self, game: Any, turns: int, outcome: str, seats: tuple) -> GameRecord:
+        """The record of a game that is over (here, or in a worker that died), ending now."""
+        seating = game.seating
+        return GameRecord(
+            game.started_at, now(), self.setup.deal(game.seed), game.seed, turns, outcome, seats, game.id,
+            seating.tournament_id if seating else None, seating.round if seating else None, self.recorded,
+            self.game.name,
+        )
 
     def hang_up(self, connection: HostProtocol, reason: str) -> None:
         """Close a removed player's connection, after the dialect's word to it (``--tell-removed``), if any.
