@@ -222,7 +222,7 @@ class WorkerPool:
     def worker_gone(self, worker: WorkerProcess, reason: str) -> None:
         games = sorted(worker.games)
         worker.games.clear()
-        if self.workers.count(worker):
+        if worker in self.workers:
             self.workers.remove(worker)
         if self.stopping:
             reason = "the host stopped"
@@ -230,7 +230,7 @@ class WorkerPool:
             log.error("worker {number} is gone: {reason}; {count} games it played are lost", number=worker.number,
                       reason=reason, count=len(games))
         if games:
-            self.games.lost(games, f"{reason}")
+            self.games.lost(games, reason)
         if not self.stopping:
             self._restarts.append(self.reactor.callLater(RESTART_DELAY, self._restart, worker.number))
 
