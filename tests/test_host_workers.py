@@ -15,9 +15,11 @@ from typing import Any
 from twisted.internet import reactor
 from twisted.internet.defer import Deferred, gatherResults
 from twisted.internet.protocol import ClientFactory, Factory, Protocol
+from twisted.logger import globalLogPublisher
 from twisted.trial import unittest
 
 from evolution.games.evolution.rules.silly import SillyPlayer
+from evolution.host.child import ChildProcess
 from evolution.net.client_cli import Thinking
 from evolution.net.handover import adopt, take
 from evolution.net.json_protocol import JSONStreamProtocol
@@ -154,3 +156,35 @@ class DeadWorkerTests(unittest.TestCase):
         self.assertEqual(failures, {name: "its worker process ended (signal 9)" for name in doomed})
         self.assertEqual(tournament.status, "finished")
         self.assertTrue(tournament.winners and not {w.name for w in tournament.winners} & doomed)
+
+
+class ChildProcessTests(unittest.TestCase):
+    """Every child's host end (``evolution.host.child.ChildProcess``): its output into the host's log, its stop."""
+
+    timeout = 60
+
+    async def test_a_child_that_does_not_end_is_killed_at_the_limit_when_asked(self) -> None:
+        child = ChildProcess(reactor, "sleeper", "timeit", ["-n1", "-r1", "import time; time.sleep(30)"])
+        child.start()
+        finished = await child.finish(0.5, kill=True)
+        self.assertEqual((finished, child.running, child.status, child.how), (False, False, -9, "signal 9"))
+
+    async def test_a_child_left_to_go_on_is_not_killed(self) -> None:
+        child = ChildProcess(reactor, "sleeper", "timeit", ["-n1", "-r1", "import time; time.sleep(30)"])
+        child.start()
+        self.assertFalse(await child.finish(0.5))
+        self.assertTrue(child.running)
+        child.kill()
+        self.assertEqual(await child.ended, -9)
+
+    async def test_its_standard_error_goes_into_the_host_log_a_line_at_a_time(self) -> None:
+        events: list[dict] = []
+        globalLogPublisher.addObserver(events.append)
+        self.addCleanup(globalLogPublisher.removeObserver, events.append)
+        child = ChildProcess(reactor, "talker", "timeit", ["-n1", "-r1", "import sys; sys.stderr.write('one\\ntwo\\n')"])
+        child.start()
+        self.assertTrue(await child.finish(20))
+        self.assertEqual(child.how, "status 0")
+        lines = [(event["name"], event["line"]) for event in events if event.get("name") == "talker"]
+        self.assertIn(("talker", "one"), lines)
+        self.assertIn(("talker", "two"), lines)

@@ -11,10 +11,12 @@ Offers the argument types the channels' commands share, and the ends of a channe
   ``ChildChannel``, the base of the host's end of a channel);
 - ``QuietAMP``: AMP without its log line as each channel opens and closes
   (the base of every end);
-- ``spawn_child(reactor, module, arguments, protocol, ended)``: a Python
-  child process (``python -m module``) with one end of a socket pair as its
-  file descriptor 3, the other end adopted here with ``protocol``; its
-  standard output and error are read into the host's log line by line;
+- ``spawn_child(reactor, name, module, arguments, protocol, ended)``: a
+  Python child process (``python -m module``) with one end of a socket pair
+  as its file descriptor 3, the other end adopted here with ``protocol``;
+  its standard output and error are read into the host's log line by line
+  (``evolution.host.child.ChildProcess``, every child's host end, with
+  ``channel=protocol``, does it);
 - ``child_channel(reactor, protocol)``: the child's end, from descriptor 3.
 
 Twisted's AMP (``twisted.protocols.amp``) frames the boxes, matches answers
@@ -28,23 +30,18 @@ import json
 import os
 from string import Formatter
 import socket
-import sys
 from typing import Any, Callable
 
-from twisted.internet import protocol as twisted_protocol
 from twisted.logger import ILogObserver, Logger, LogLevel, globalLogPublisher
 from twisted.protocols import amp
 from zope.interface import implementer
 
+from evolution.host.child import CHANNEL_FD, ChildProcess
 from evolution.net.handover import GivenProtocol
 
-log = Logger()
-
 CHUNK = 0xFFFF  # AMP's longest value
-CHILD_FD = 3  # the channel's descriptor in a child process
 LOG_BATCH = 0.05  # seconds a child gathers log events before sending them
 LOG_EVENTS_PER_BATCH = 50  # at most 1,000 a second: more are counted, not sent
-LONGEST_LINE = 4096
 
 
 class Blob(amp.Argument):
@@ -202,26 +199,6 @@ class ChildChannel(QuietAMP):
 # -- processes ------------------------------------------------------------------------
 
 
-class _ChildOutput(twisted_protocol.ProcessProtocol):
-    """A child's standard output and error, into the host's log a line at a time; and its end."""
-
-    def __init__(self, name: str, ended: Callable[[Any], None]) -> None:
-        self.name = name
-        self.ended = ended
-        self.partial = {1: b"", 2: b""}
-
-    def childDataReceived(self, fd: int, data: bytes) -> None:
-        lines = (self.partial.get(fd, b"") + data).split(b"\n")
-        self.partial[fd] = lines.pop()[-LONGEST_LINE:]
-        for line in lines:
-            log.warn("{name}: {line}", name=self.name, line=line[:LONGEST_LINE].decode("utf-8", "replace"))
-
-    def processExited(self, reason: Any) -> None:
-        """The child has exited: its end, even while a child of its own still holds its output (processEnded
-        would wait for that: the web view's read process, on a hung disk, may hold it for as long as it hangs)."""
-        self.ended(reason)
-
-
 def spawn_child(
     reactor: Any, name: str, module: str, arguments: list[str], channel: amp.AMP, ended: Callable[[Any], None],
     descriptors: dict[int, int] | None = None,
@@ -231,24 +208,17 @@ def spawn_child(
     ``channel`` (an AMP protocol) is connected to the child's end at once;
     ``ended(reason)`` is called when the child has exited; ``descriptors``:
     more of this process's descriptors the child gets (its number: ours).
+    (``ChildProcess(..., channel=channel)`` itself, for its ``ended``,
+    ``finish`` and ``kill``.)
     """
-    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-    try:
-        ours.setblocking(False)
-        reactor.adoptStreamConnection(ours.fileno(), socket.AF_UNIX, GivenProtocol(channel))
-        process = reactor.spawnProcess(
-            _ChildOutput(name, ended), sys.executable, [sys.executable, "-m", module, *arguments],
-            env=os.environ.copy(),
-            childFDs={0: "w", 1: "r", 2: "r", CHILD_FD: theirs.fileno(), **(descriptors or {})},
-        )
-    finally:
-        ours.close()
-        theirs.close()
+    child = ChildProcess(reactor, name, module, arguments, channel=channel, descriptors=descriptors)
+    process = child.start()
+    child.ended.addCallback(lambda _: ended(child.reason))
     return process
 
 
 def child_channel(reactor: Any, channel: amp.AMP) -> None:
     """In a child: connect ``channel`` to the host over descriptor 3."""
-    os.set_blocking(CHILD_FD, False)
-    reactor.adoptStreamConnection(CHILD_FD, socket.AF_UNIX, GivenProtocol(channel))
-    os.close(CHILD_FD)
+    os.set_blocking(CHANNEL_FD, False)
+    reactor.adoptStreamConnection(CHANNEL_FD, socket.AF_UNIX, GivenProtocol(channel))
+    os.close(CHANNEL_FD)

@@ -1,26 +1,38 @@
-"""Child processes for the host's disk work, so that a hung disk never holds the host's own process.
+"""The host's child processes: the store and read processes (its disk work), the workers, the web view.
 
-Offers the framing both ends speak, ``send(stream, message)`` and
-``messages(stream)`` (each message a 4-byte length and a pickle: both ends
-are this program, on pipes of their own), ``quiet_child()`` (a child
-ignores SIGINT and SIGTERM: it ends when its input ends, after finishing
-its work), and ``ChildProcess``, the host's end of one child:
+Offers ``ChildProcess``, the host's end of one child (every child of the
+host is one), and the child's end of its pipes for the children that are
+not on a reactor (the store and read processes): ``send(stream, message)``
+and ``messages(stream)`` (each message a 4-byte length and a pickle: both
+ends are this program, on pipes of their own) and ``quiet_child()`` (a child
+ignores SIGINT and SIGTERM: it ends when its input ends, after finishing its
+work). ``ChildProcess(reactor, name, module, args, on_message=, channel=,
+descriptors=)``:
 
-- ``start()`` spawns ``python -m MODULE ARGS`` with the host's standard
-  error and the file descriptors ``extra_fds`` maps (child fd: host fd);
-- ``send(message)`` never blocks (Twisted keeps what the pipe cannot take
-  yet); ``on_message(message)`` hears every message the child sends;
+- ``start()`` spawns ``python -m MODULE ARGS`` with the file descriptors
+  ``descriptors`` maps (child fd: host fd) and returns the process
+  transport; with ``on_message``, the child's standard output carries its
+  messages (``on_message(message)`` hears each; ``send(message)`` writes
+  one to its standard input, never blocking: Twisted keeps what the pipe
+  cannot take yet); with ``channel`` (an AMP protocol: ``evolution.host.
+  channel``), one end of a socket pair is its descriptor 3 and the other is
+  connected to ``channel`` here. What it writes to its standard error (and
+  output, when that is not its messages) goes into the host's log, a line
+  at a time, under ``name``;
 - ``close()`` ends the child's input; ``ended`` fires with the exit status
-  (or ``-signal``) once it has exited; ``finish(limit)`` does both, and
-  fires with True once the child has exited, or with False after ``limit``
-  seconds (the child goes on by itself); ``running`` and ``pid``.
+  (or ``-signal``) once it has exited (and its messages are read);
+  ``reason`` (Twisted's) and ``how`` (``status N``, ``signal N``) say how;
+  ``kill()``; ``finish(limit, kill=False)`` ends the input and fires with
+  True once the child has exited, or with False after ``limit`` seconds:
+  then the child is killed (``kill``: it fires once it has ended) or goes
+  on by itself; ``running`` and ``pid``.
 
-Why processes and not threads: a thread blocked in the kernel on a hung
-disk (a frozen filesystem, a dead network disk) cannot be interrupted, and
-a process with such a thread cannot end: it stays, with its sockets open,
-until the disk answers. A child in that state does not hold its parent:
-the host ends on time and the child finishes its work when the disk
-answers.
+Why processes and not threads for the disk work: a thread blocked in the
+kernel on a hung disk (a frozen filesystem, a dead network disk) cannot be
+interrupted, and a process with such a thread cannot end: it stays, with
+its sockets open, until the disk answers. A child in that state does not
+hold its parent: the host ends on time and the child finishes its work when
+the disk answers.
 """
 
 from __future__ import annotations
@@ -28,15 +40,24 @@ from __future__ import annotations
 import os
 import pickle
 import signal
+import socket
 import struct
 import sys
 from typing import Any, BinaryIO, Callable, Iterator
 
 from twisted.internet.defer import Deferred
+from twisted.internet.error import ProcessExitedAlready
 from twisted.internet.protocol import ProcessProtocol
+from twisted.logger import Logger
 from twisted.python.failure import Failure
 
+from evolution.net.handover import GivenProtocol
+
+log = Logger()
+
 HEADER = struct.Struct(">I")
+CHANNEL_FD = 3  # a channel's descriptor in its child process
+LONGEST_LINE = 4096  # of a child's output, in the host's log
 
 
 # -- the child's end ----------------------------------------------------------------
@@ -77,33 +98,52 @@ def quiet_child() -> None:
 
 
 class ChildProcess(ProcessProtocol):
-    """One child process, spoken to in messages from the reactor."""
+    """One child process of the host (``python -m MODULE ARGS``), from the reactor."""
 
     def __init__(
         self,
         reactor: Any,
+        name: str,
         module: str,
         args: list[str],
-        on_message: Callable[[Any], None],
-        extra_fds: dict[int, int] | None = None,
+        on_message: Callable[[Any], None] | None = None,
+        channel: Any = None,
+        descriptors: dict[int, int] | None = None,
     ) -> None:
         self.reactor = reactor
+        self.name = name
         self.module = module
         self.args = args
         self.on_message = on_message
-        self.extra_fds = extra_fds or {}
+        self.channel = channel
+        self.descriptors = descriptors or {}
         self.ended: Deferred[int] = Deferred()
+        self.reason: Failure | None = None  # how it ended, once it has
+        self.status: int | None = None
         self.running = False
         self.pid: int | None = None
         self._buffer = bytearray()
+        self._partial = {1: b"", 2: b""}
+        self._messages_read = on_message is None
 
-    def start(self) -> None:
-        for fd in self.extra_fds.values():
-            os.set_inheritable(fd, True)
-        fds: dict[int, Any] = {0: "w", 1: "r", 2: 2, **self.extra_fds}
+    def start(self) -> Any:
+        """Spawn the child; returns its process transport."""
+        fds: dict[int, Any] = {0: "w", 1: "r", 2: "r", **self.descriptors}
         argv = [sys.executable, "-m", self.module, *self.args]
-        self.reactor.spawnProcess(self, sys.executable, argv, env=dict(os.environ), childFDs=fds)
+        if self.channel is None:
+            self.reactor.spawnProcess(self, sys.executable, argv, env=os.environ.copy(), childFDs=fds)
+        else:
+            ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                ours.setblocking(False)
+                self.reactor.adoptStreamConnection(ours.fileno(), socket.AF_UNIX, GivenProtocol(self.channel))
+                fds[CHANNEL_FD] = theirs.fileno()
+                self.reactor.spawnProcess(self, sys.executable, argv, env=os.environ.copy(), childFDs=fds)
+            finally:
+                ours.close()
+                theirs.close()
         self.running = True
+        return self.transport
 
     def connectionMade(self) -> None:
         self.pid = self.transport.pid
@@ -113,14 +153,33 @@ class ChildProcess(ProcessProtocol):
         self.transport.write(HEADER.pack(len(data)) + data)
 
     def close(self) -> None:
-        """End the child's input: it finishes what it was sent and exits."""
+        """End the child's input: a child that reads it finishes what it was sent and exits."""
         if self.running:
             self.transport.closeStdin()
 
-    def finish(self, limit: float) -> Deferred[bool]:
-        """End the child's input; fires True once it has exited, False if it has not within ``limit`` seconds."""
+    def kill(self) -> None:
+        """SIGKILL, unless it has ended."""
+        if self.running:
+            try:
+                self.transport.signalProcess("KILL")
+            except (ProcessExitedAlready, OSError):
+                pass
+
+    def finish(self, limit: float, kill: bool = False) -> Deferred[bool]:
+        """End the child's input; fires True once it has exited, False if it has not within ``limit`` seconds.
+
+        Then it is killed if ``kill`` (and this fires once it has ended), else it goes on by itself.
+        """
         finished: Deferred[bool] = Deferred()
-        timer = self.reactor.callLater(limit, finished.callback, False)
+
+        def late() -> None:
+            if not kill:
+                finished.callback(False)
+                return
+            self.kill()
+            self.ended.addBoth(lambda result: (finished.callback(False), result)[1])
+
+        timer = self.reactor.callLater(limit, late)
 
         def ended(result: Any) -> Any:
             if timer.active():
@@ -132,7 +191,22 @@ class ChildProcess(ProcessProtocol):
         self.close()
         return finished
 
+    @property
+    def how(self) -> str:
+        """How it ended: ``status N`` or ``signal N``."""
+        status = self.status
+        return f"signal {-status}" if status is not None and status < 0 else f"status {status}"
+
     def childDataReceived(self, fd: int, data: bytes) -> None:
+        if fd == 1 and self.on_message is not None:
+            self._messages(data)
+            return
+        lines = (self._partial.get(fd, b"") + data).split(b"\n")
+        self._partial[fd] = lines.pop()[-LONGEST_LINE:]
+        for line in lines:
+            log.warn("{name}: {line}", name=self.name, line=line[:LONGEST_LINE].decode("utf-8", "replace"))
+
+    def _messages(self, data: bytes) -> None:
         buffer = self._buffer
         buffer += data
         start = 0
@@ -146,9 +220,21 @@ class ChildProcess(ProcessProtocol):
             self.on_message(message)
         del buffer[:start]
 
-    def processEnded(self, reason: Failure) -> None:
+    def childConnectionLost(self, fd: int) -> None:
+        if fd == 1 and not self._messages_read:
+            self._messages_read = True
+            self._end()
+
+    def processExited(self, reason: Failure) -> None:
+        """It has exited; it has ended once its messages are read too. (Not ``processEnded``, which waits for
+        every pipe: a child of its own that holds one, hung on a disk, would hold it as long as it hangs.)"""
+        self.reason = reason
+        self._end()
+
+    def _end(self) -> None:
+        if self.reason is None or not self._messages_read or self.ended.called:
+            return
         self.running = False
-        status = reason.value.exitCode
-        if status is None:
-            status = -(reason.value.signal or 0)
-        self.ended.callback(status)
+        status = self.reason.value.exitCode
+        self.status = status if status is not None else -(self.reason.value.signal or 0)
+        self.ended.callback(self.status)

@@ -21,6 +21,8 @@ manager both use:
 - ``greet(connections)`` and ``farewell(connection, won)``: what the
   dialect says to a connection before its first game and when the host is
   done with it (Fish's ``start`` and ``end``; nothing in Evolution);
+- ``played_here(id)`` / ``games_here()``: the running games this process
+  plays (a pooled runner's ``running`` holds its games in workers too);
 - ``watch(callback)``: ``callback(event, game)`` for "begin", each step of
   the referee, and "over" (the web view follows games this way);
 - ``stop()`` records the games still running as aborted, so nothing is lost
@@ -30,7 +32,10 @@ The seams a worker process uses (``evolution.host.worker``, and the host's
 ``evolution.host.pooled``): ``play_numbered(id, seed, ...)`` plays a game
 numbered elsewhere, ``start_game(connections, (id, seed))`` likewise;
 ``keep(record, log)`` is where a finished game goes (the store writer, with
-its log line), ``announce_begin`` / ``announce_over`` the log lines.
+its log line), ``announce_begin`` / ``announce_over`` the log lines;
+``begun(game)`` a game's beginning (running, logged, told) and
+``game_record(game, turns, outcome, seats)`` its record, wherever it is
+played.
 ``GameSettings`` lives in ``evolution.host.game_settings``.
 
 A game counts as over, its players are hung up and the next game may start
@@ -152,22 +157,7 @@ class RunningGame:
 
     def record(self, result: GameResult | None, outcome: str) -> GameRecord:
         seats = seat_records(self.names, result.ranking if result else (), self.referee.removals)
-        seating = self.seating
-        runner = self.runner
-        return GameRecord(
-            self.started_at,
-            now(),
-            runner.setup.deal(self.seed),
-            self.seed,
-            self.referee.turn,
-            outcome,
-            seats,
-            self.id,
-            seating.tournament_id if seating else None,
-            seating.round if seating else None,
-            runner.recorded,
-            runner.game.name,
-        )
+        return self.runner.game_record(self, self.referee.turn, outcome, seats)
 
     def game_over(self, result: GameResult | None) -> Deferred[tuple[str | None, ...]]:
         """What the dialect says to each player still in the game at its end; fires once it is said.
@@ -204,7 +194,7 @@ class GameRunner:
         self.clock = clock
         self.games_begun = 0
         self.games_over = 0
-        self.running: dict[int, RunningGame] = {}
+        self.running: dict[int, Any] = {}  # RunningGame; a pooled runner's games in workers too (``played_here``)
         self.deadlines = Deadlines(clock)  # every call's time limit, in all games
         self.calls = CallSettings(clock, settings.seconds(), self.deadlines, self.setup.limits())
         self.records: deque[GameRecord] = deque(maxlen=RECENT_RECORDS)  # the latest; the store has them all
@@ -236,6 +226,15 @@ class GameRunner:
             self._waiters.remove(entry)
             entry[1].callback(list(self.records))
 
+    def played_here(self, game_id: int) -> RunningGame | None:
+        """A running game played in this process (None: over, or played in a worker: ``evolution.host.pooled``)."""
+        game = self.running.get(game_id)
+        return game if isinstance(game, RunningGame) else None
+
+    def games_here(self) -> list[RunningGame]:
+        """The running games played in this process."""
+        return [game for game in self.running.values() if isinstance(game, RunningGame)]
+
     # -- playing ----------------------------------------------------------------------
 
     def _next_seed(self) -> int | None:
@@ -259,13 +258,26 @@ class GameRunner:
     ) -> Deferred[GameOutcome]:
         """``play`` a game whose id and seed were given already."""
         game = RunningGame(self, game_id, connections, seed, seating)
-        self.running[game.id] = game
-        self.announce_begin(game.id, game.names, game.seed)
-        self.tell("begin", game)
+        self.begun(game)
         game.play().addCallbacks(
             lambda result: self._over(game, result, "finished"), lambda failure: self._crashed(game, failure)
         )
         return game.over
+
+    def begun(self, game: Any) -> None:
+        """A game begins (here, or in a worker): it is running, logged and told."""
+        self.running[game.id] = game
+        self.announce_begin(game.id, game.names, game.seed)
+        self.tell("begin", game)
+
+    def game_record(self, game: Any, turns: int, outcome: str, seats: tuple) -> GameRecord:
+        """The record of a game that is over (here, or in a worker that died), ending now."""
+        seating = game.seating
+        return GameRecord(
+            game.started_at, now(), self.setup.deal(game.seed), game.seed, turns, outcome, seats, game.id,
+            seating.tournament_id if seating else None, seating.round if seating else None, self.recorded,
+            self.game.name,
+        )
 
     def hang_up(self, connection: HostProtocol, reason: str) -> None:
         """Close a removed player's connection, after the dialect's word to it (``--tell-removed``), if any.
@@ -364,7 +376,7 @@ class GameRunner:
 
     def stop(self) -> Any:
         """The host is stopping: store every running game as aborted and hang up."""
-        for game in [game for game in self.running.values() if isinstance(game, RunningGame)]:
+        for game in self.games_here():
             self._over(game, None, "aborted: the host stopped")
             for connection in game.connections:
                 connection.close()

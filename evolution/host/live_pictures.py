@@ -100,12 +100,11 @@ class LivePictures:
 
     def summaries(self) -> list[Json]:
         """The games played in this process (a host with workers also lists games played elsewhere)."""
-        games = [game for game in self.runner.running.values() if hasattr(game, "referee")]
-        return [running_game(game) for game in sorted(games, key=lambda g: g.id)]
+        return [running_game(game) for game in sorted(self.runner.games_here(), key=lambda g: g.id)]
 
     def picture(self, game_id: int) -> Json | None:
-        game = self.runner.running.get(game_id)
-        if game is None or not hasattr(game, "referee"):  # over, or played elsewhere
+        game = self.runner.played_here(game_id)
+        if game is None:  # over, or played elsewhere
             return None
         followed = self.followed.get(game_id)
         if followed is None:

@@ -65,15 +65,10 @@ class AwayGame:
 
     def lost_record(self, reason: str) -> GameRecord:
         """The game as stored when its worker died: aborted, every player removed with the reason."""
-        runner, seating = self.runner, self.seating
         seats = tuple(
             SeatRecord(seat, name, None, None, None, None, reason) for seat, name in enumerate(self.names, start=1)
         )
-        return GameRecord(
-            self.started_at, now(), runner.setup.deal(self.seed), self.seed, 0, f"aborted: {reason}", seats, self.id,
-            seating.tournament_id if seating else None, seating.round if seating else None, runner.recorded,
-            runner.game.name,
-        )
+        return self.runner.game_record(self, 0, f"aborted: {reason}", seats)
 
 
 class PooledRunner(GameRunner):
@@ -108,9 +103,7 @@ class PooledRunner(GameRunner):
         game_id, seed = self.number()
         game = AwayGame(self, game_id, connections, seed, seating)
         handovers = [connection.hand_over() for connection in connections]
-        self.running[game_id] = game
-        self.announce_begin(game_id, game.names, seed)
-        self.tell("begin", game)
+        self.begun(game)
         tournament = [seating.tournament_id, seating.round] if seating else None
 
         def message() -> dict:  # made when sent: a connection's unread bytes are known once the read under way ends

@@ -166,8 +166,8 @@ class StoreWriter:
             str(self.path), "--journal-fd", str(JOURNAL_FD), "--reserve", str(self.reserve),
             "--busy-timeout-ms", str(self.busy_timeout_ms), "--retry-delays", ",".join(map(str, self.retry_delays)),
         ]
-        child = ChildProcess(self.reactor, "evolution.host.store_process", args, self._heard,
-                             {JOURNAL_FD: self.journal.fd})
+        child = ChildProcess(self.reactor, "store process", "evolution.host.store_process", args, self._heard,
+                             descriptors={JOURNAL_FD: self.journal.fd})
         self._child = child
         child.start()
         child.ended.addCallback(self._ended, child)

@@ -7,7 +7,8 @@ descriptors)``, ``lost(game_ids, reason)`` and ``changed(game_ids,
 stepped)``, ``hung_up(game_id, seat)`` (``evolution.host.worker_commands``).
 
 - ``start()`` starts ``count`` workers (``python -m evolution.host.worker``,
-  each with a channel of its own: ``evolution.host.channel``); a worker is
+  each with a channel of its own: ``evolution.host.child``,
+  ``evolution.host.channel``); a worker is
   ready once it says ``Hello``.
 - ``send(game_id, game, descriptors)`` hands a game to the ready worker with
   the fewest games (``Play``), on the reactor's next pass (the read under way
@@ -30,14 +31,13 @@ stepped)``, ``hung_up(game_id, seat)`` (``evolution.host.worker_commands``).
 from __future__ import annotations
 
 import os
-import signal
 from typing import Any, Callable, Protocol
 
 from twisted.internet.defer import Deferred, DeferredList, succeed
 from twisted.logger import Logger
-from twisted.python.failure import Failure
 
-from evolution.host.channel import ChildChannel, spawn_child
+from evolution.host.channel import ChildChannel
+from evolution.host.child import ChildProcess
 from evolution.host.worker_commands import Back, Changed, Hello, HungUp, Over, Picture, Play, Running, Stop
 
 log = Logger()
@@ -104,21 +104,20 @@ class WorkerProcess:
         self.pool = pool
         self.number = number
         self.channel = HostSide(self)
-        self.process: Any = None
+        self.child = ChildProcess(pool.reactor, f"worker {number}", "evolution.host.worker", [pool.config(number)],
+                                  channel=self.channel)
+        self.ended: Deferred = self.child.ended
+        self.ended.addCallback(self._process_ended)
         self.pid: int | None = None
         self.is_ready = False
         self.alive = False
         self.games: set[int] = set()
-        self.ended: Deferred = Deferred()
         self._killing: Any = None
         self._killed_why: str | None = None
 
     def start(self) -> None:
         self.alive = True
-        self.process = spawn_child(
-            self.pool.reactor, f"worker {self.number}", "evolution.host.worker", [self.pool.config(self.number)],
-            self.channel, self._process_ended,
-        )
+        self.child.start()
 
     def ready(self, pid: int) -> None:
         self.pid, self.is_ready = pid, True
@@ -129,16 +128,10 @@ class WorkerProcess:
         sent = self.channel.callRemote(Play, game=game, descriptors=descriptors)
         sent.addBoth(_close_all, descriptors)
 
-    def _process_ended(self, reason: Failure) -> None:
-        status = reason.value
-        code = getattr(status, "exitCode", None)
-        signal_number = getattr(status, "signal", None)
-        why = f"signal {signal_number}" if signal_number else f"status {code}"
+    def _process_ended(self, _status: int) -> None:
         if self._killing is not None and self._killing.active():
             self._killing.cancel()
-        self.gone(self._killed_why or f"its worker process ended ({why})")
-        if not self.ended.called:
-            self.ended.callback(None)
+        self.gone(self._killed_why or f"its worker process ended ({self.child.how})")
 
     def channel_lost(self) -> None:
         """The channel closed: the process is ending (its end says why), or is killed if it does not."""
@@ -148,7 +141,7 @@ class WorkerProcess:
 
     def _kill_silent(self) -> None:
         self._killed_why = "its worker process closed its channel to the host"  # a worker without a channel plays for nobody
-        self._kill()
+        self.child.kill()
 
     def gone(self, reason: str) -> None:
         """The worker is no more: its games are lost."""
@@ -158,21 +151,12 @@ class WorkerProcess:
         self.pool.worker_gone(self, reason)
 
     def stop(self) -> Deferred:
-        if self.process is None:
+        """Ask the worker to report its games, then let it go; fires once it has ended (killed after STOP_LIMIT)."""
+        if not self.alive:  # not started, or ended
             return succeed(None)
-        if not self.alive:
-            return self.ended
         asked = self.channel.callRemote(Stop) if self.is_ready else succeed({})
         asked.addBoth(lambda _: self.channel.transport.loseConnection() if self.channel.transport else None)
-        timer = self.pool.reactor.callLater(STOP_LIMIT, self._kill)
-        return self.ended.addBoth(lambda result: timer.cancel() if timer.active() else None)
-
-    def _kill(self) -> None:
-        if self.process is not None and self.process.pid is not None:
-            try:
-                os.kill(self.process.pid, signal.SIGKILL)
-            except OSError:  # ended already
-                pass
+        return self.child.finish(STOP_LIMIT, kill=True)
 
 
 def _close_all(result: Any, descriptors: list[int]) -> Any:
@@ -238,7 +222,7 @@ class WorkerPool:
     def worker_gone(self, worker: WorkerProcess, reason: str) -> None:
         games = sorted(worker.games)
         worker.games.clear()
-        if self.workers.count(worker):
+        if worker in self.workers:
             self.workers.remove(worker)
         if self.stopping:
             reason = "the host stopped"
@@ -246,7 +230,7 @@ class WorkerPool:
             log.error("worker {number} is gone: {reason}; {count} games it played are lost", number=worker.number,
                       reason=reason, count=len(games))
         if games:
-            self.games.lost(games, f"{reason}")
+            self.games.lost(games, reason)
         if not self.stopping:
             self._restarts.append(self.reactor.callLater(RESTART_DELAY, self._restart, worker.number))
 

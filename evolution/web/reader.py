@@ -111,7 +111,8 @@ class StoreReader:
         return done
 
     def _start_child(self) -> None:
-        child = ChildProcess(self.reactor, "evolution.host.read_process", [str(self.path)], self._answered)
+        child = ChildProcess(self.reactor, "read process", "evolution.host.read_process", [str(self.path)],
+                             self._answered)
         self._child = child
         child.start()
         child.ended.addCallback(self._ended, child)
