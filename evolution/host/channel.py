@@ -11,13 +11,9 @@ Offers the argument types the channels' commands share, and the ends of a channe
   ``ChildChannel``, the base of the host's end of a channel);
 - ``QuietAMP``: AMP without its log line as each channel opens and closes
   (the base of every end);
-- ``spawn_child(reactor, name, module, arguments, protocol, ended)``: a
-  Python child process (``python -m module``) with one end of a socket pair
-  as its file descriptor 3, the other end adopted here with ``protocol``;
-  its standard output and error are read into the host's log line by line
-  (``evolution.host.child.ChildProcess``, every child's host end, with
-  ``channel=protocol``, does it);
-- ``child_channel(reactor, protocol)``: the child's end, from descriptor 3.
+- ``child_channel(reactor, protocol)``: the child's end, from descriptor 3
+  (the host's end is ``evolution.host.child.ChildProcess`` with
+  ``channel=protocol``).
 
 Twisted's AMP (``twisted.protocols.amp``) frames the boxes, matches answers
 to questions and carries descriptors (``IUNIXTransport.sendFileDescriptor``);
@@ -30,13 +26,13 @@ import json
 import os
 from string import Formatter
 import socket
-from typing import Any, Callable
+from typing import Any
 
 from twisted.logger import ILogObserver, Logger, LogLevel, globalLogPublisher
 from twisted.protocols import amp
 from zope.interface import implementer
 
-from evolution.host.child import CHANNEL_FD, ChildProcess
+from evolution.host.child import CHANNEL_FD
 from evolution.net.handover import GivenProtocol
 
 CHUNK = 0xFFFF  # AMP's longest value
@@ -197,24 +193,6 @@ class ChildChannel(QuietAMP):
 
 
 # -- processes ------------------------------------------------------------------------
-
-
-def spawn_child(
-    reactor: Any, name: str, module: str, arguments: list[str], channel: amp.AMP, ended: Callable[[Any], None],
-    descriptors: dict[int, int] | None = None,
-) -> Any:
-    """Start ``python -m module ARGUMENTS`` with a channel on its descriptor 3; return the process transport.
-
-    ``channel`` (an AMP protocol) is connected to the child's end at once;
-    ``ended(reason)`` is called when the child has exited; ``descriptors``:
-    more of this process's descriptors the child gets (its number: ours).
-    (``ChildProcess(..., channel=channel)`` itself, for its ``ended``,
-    ``finish`` and ``kill``.)
-    """
-    child = ChildProcess(reactor, name, module, arguments, channel=channel, descriptors=descriptors)
-    process = child.start()
-    child.ended.addCallback(lambda _: ended(child.reason))
-    return process
 
 
 def child_channel(reactor: Any, channel: amp.AMP) -> None:

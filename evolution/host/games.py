@@ -184,6 +184,8 @@ class RunningGame:
 class GameRunner:
     """Plays the games it is handed and stores their results."""
 
+    pool: Any = None  # the worker processes that play some of its games (``evolution.host.pooled``), if any
+
     def __init__(self, settings: GameSettings, writer: Any, clock: IReactorTime) -> None:
         self.settings = settings
         self.game = settings.kind

@@ -20,8 +20,9 @@ Offers ``ResultsStore``:
 - ``next_ids()``: the first free game and tournament ids (the host numbers
   its games itself, so a game keeps its id while it waits in the journal);
 
-and ``reading(path, use)``, what the command-line tools do with a store:
-open an existing one, use it, close it.
+``compressed_log(text)`` and ``log_text(blob)``, a message log as the store
+keeps it and back; and ``reading(path, use)``, what the command-line tools do
+with a store: open an existing one, use it, close it.
 
 The host never calls the write methods itself: they run in its store process
 (``evolution.host.store_process``). The command-line tools read on their own.
@@ -72,6 +73,11 @@ def game_operation(
 def compressed_log(text: str) -> bytes:
     """A message log's JSON text (ASCII) as the store keeps it."""
     return zlib.compress(text.encode("ascii"), 6)
+
+
+def log_text(blob: bytes) -> str:
+    """A message log's JSON text, from the form the store keeps it in (``compressed_log``)."""
+    return zlib.decompress(blob).decode("ascii")
 
 
 def _log_blob(log: list | str | bytes | None) -> bytes | None:
@@ -310,7 +316,7 @@ class ResultsStore:
             return None
         if row[0] != LOG_FORMAT:
             raise StoreError(f"the log of game {game_id} is of format {row[0]}, which this program cannot read")
-        return json.loads(zlib.decompress(row[1]).decode("ascii"))
+        return json.loads(log_text(row[1]))
 
     def ladder(self, game: str = DEFAULT_GAME, limit: int | None = None) -> list[tuple[int, Standing]]:
         """``game``'s ladder as ranked standings (``evolution.tournament.ladder.ranked``), the first ``limit``."""

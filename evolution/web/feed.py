@@ -20,7 +20,6 @@ worker) and tells its watchers, ``callback(event, value)``:
 
 from __future__ import annotations
 
-import zlib
 from collections import OrderedDict
 from typing import Any, Callable, Protocol
 
@@ -29,6 +28,7 @@ from twisted.logger import Logger
 from twisted.python.failure import Failure
 
 from evolution.host.live_pictures import LivePictures
+from evolution.host.store import log_text
 from evolution.web.summaries import lobby_digest, lobby_json
 
 log = Logger()
@@ -131,7 +131,7 @@ class HostFeed(Telling):
         if entries is not None:
             self._logs[game.id] = entries.to_text
         elif blob:
-            self._logs[game.id] = lambda: zlib.decompress(blob).decode("ascii")
+            self._logs[game.id] = lambda: log_text(blob)
         while len(self._logs) > LOGS_KEPT:
             self._logs.popitem(last=False)
 
@@ -151,16 +151,14 @@ class HostFeed(Telling):
 
     def running(self) -> Deferred[list[Json]]:
         here = self.pictures.summaries()
-        pool = getattr(self.runner, "pool", None)
-        if pool is None:
+        if self.runner.pool is None:
             return succeed(here)
-        return pool.ask_all_running().addCallback(
+        return self.runner.pool.ask_all_running().addCallback(
             lambda elsewhere: sorted(here + elsewhere, key=lambda game: game["id"])
         )
 
     def picture(self, game_id: int) -> Deferred[Json | None]:
-        game = self.runner.running.get(game_id)
-        if game is not None and not hasattr(game, "referee"):  # played in a worker process
+        if game_id in self.runner.running and self.runner.played_here(game_id) is None:  # in a worker process
             return self.runner.pool.ask_picture(game_id)
         return succeed(self.pictures.picture(game_id))
 

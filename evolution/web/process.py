@@ -28,15 +28,16 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import sys
 from typing import Any
 
 from twisted.application import service
 from twisted.internet.defer import Deferred, succeed
+from twisted.internet.error import ProcessExitedAlready
 from twisted.logger import Logger
 
-from evolution.host.channel import child_channel, forward_log, spawn_child
+from evolution.host.channel import child_channel, forward_log
+from evolution.host.child import ChildProcess
 from evolution.net.endpoints import adopt_listening, listen_for_another
 
 log = Logger()
@@ -83,35 +84,34 @@ class WebProcessService(service.Service):
 
         fd, family = self.listening
         self.channel = FeedServer(self.feed)
-        self.ended = Deferred()
-        self.process = spawn_child(
+        self.process = ChildProcess(
             self.reactor, "web view", "evolution.web.process", [json.dumps({**self.config, "family": family})],
-            self.channel, self._ended, {LISTEN_FD: fd},
+            channel=self.channel, descriptors={LISTEN_FD: fd},
         )
+        self.process.start()
+        self.ended = self.process.ended
+        self.ended.addCallback(self._ended, self.process)
         log.info("the web view is served by process {pid} on {endpoint}", pid=self.process.pid,
                  endpoint=self.description)
 
-    def _ended(self, reason: Any) -> None:
+    def _ended(self, _status: int, process: ChildProcess) -> None:
         self.process = None
-        self.ended.callback(None)
         if self.running:
             log.error("the web view's process ended ({why}); starting another in {delay:g} s",
-                      why=reason.getErrorMessage(), delay=RESTART_DELAY)
+                      why=process.reason.getErrorMessage(), delay=RESTART_DELAY)
             self._restart = self.reactor.callLater(RESTART_DELAY, self._start)
 
     def stopService(self) -> Deferred:
         super().stopService()
         if self._restart is not None and self._restart.active():
             self._restart.cancel()
-        if self.process is not None:
-            self.process.signalProcess("TERM")
-            killing = self.reactor.callLater(STOP_LIMIT, self._kill)
-            self.ended.addBoth(lambda _: killing.cancel() if killing.active() else None)
-        return self.ended.addBoth(self._close_listening)
-
-    def _kill(self) -> None:
-        if self.process is not None and self.process.pid is not None:
-            os.kill(self.process.pid, signal.SIGKILL)
+        if self.process is None:
+            return self.ended.addBoth(self._close_listening)
+        try:
+            self.process.transport.signalProcess("TERM")
+        except ProcessExitedAlready:
+            pass
+        return self.process.finish(STOP_LIMIT, kill=True).addBoth(self._close_listening)
 
     def _close_listening(self, _: Any) -> None:
         if self.listening is not None:
