@@ -290,8 +290,9 @@ def _run(bots: int, seconds: float, warmup: float, players: int, procs: int | No
     result.engine_cpu_per_game_ms = 1000 * engine_during
     result.engine_quiet_ms = [1000 * engine_before, 1000 * engine_after]
     spent = {kind: host_after.get(kind, 0.0) - host_before.get(kind, 0.0) for kind in host_after}
-    result.main_cpu_s, result.workers_cpu_s, result.web_cpu_s = (spent.get(k, 0.0) for k in ("host", "worker", "web"))
-    result.host_cpu_s = result.main_cpu_s + result.workers_cpu_s
+    result.main_cpu_s, result.store_cpu_s, result.workers_cpu_s, result.web_cpu_s = (
+        spent.get(k, 0.0) for k in ("host", "store", "worker", "web"))
+    result.host_cpu_s = result.main_cpu_s + result.store_cpu_s + result.workers_cpu_s
     result.host_user_s = user_after - user_before  # the signing-up process's
     result.rss_loaded_kib, result.rss_peak_kib = memory["VmRSS"], memory["VmHWM"]
     result.rss_per_bot_kib = (result.rss_loaded_kib - result.rss_idle_kib) / bots

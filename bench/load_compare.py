@@ -4,7 +4,7 @@ under fire. Part of ``python -m bench load`` (``--compare-workers``, ``--compare
 ``compare_workers(bots, rounds)``: ``rounds`` pairs of runs at the same size, alternately in either order (the
 machine's other load drifts): ``--workers 0``, then ``--workers N`` (the number of cores) with the floor after it
 (``bench.bench_load.run_floor``). Per pair: the total host CPU per game (every process of the host) and its ratio,
-the signing-up process's share of it, a worker's CPU per message (the workers' CPU over the window's messages
+the signing-up process's share of it and the store process's, a worker's CPU per message (the workers' CPU over the window's messages
 without the sign-ups, which the signing-up process answers) against the floor's CPU per message, and the host's
 CPU as a share of one core. ``workers_report`` prints them with the arithmetic of what N cores carry.
 
@@ -59,22 +59,28 @@ def compare_web(run: Callable[..., LoadResult], bots: int, rounds: int, **window
 
 
 def _share(result: LoadResult) -> float:
+    """The signing-up process's share of the host's CPU."""
     return result.main_cpu_s / result.host_cpu_s if result.host_cpu_s else math.nan
+
+
+def _store_share(result: LoadResult) -> float:
+    """The store process's share of the host's CPU: the other process each game needs once."""
+    return result.store_cpu_s / result.host_cpu_s if result.host_cpu_s else math.nan
 
 
 def workers_report(pairs: list[Pair]) -> str:
     rows = [
         "| pair | bots | one process: CPU/game, games/s | workers: CPU/game, games/s | ratio (at most 1.15) | "
-        "signing-up share (at most 15%) | host CPU, % of a core | worker CPU/msg | floor CPU/msg | "
+        "signing-up share (at most 15%) | store share | host CPU, % of a core | worker CPU/msg | floor CPU/msg | "
         "worker/floor (at most 2.5) |",
-        "|" + "---|" * 10,
+        "|" + "---|" * 11,
     ]
     for index, (one, pooled) in enumerate(pairs, start=1):
         rows.append(
             f"| {index} | {one.bots} | {one.host_cpu_per_game_ms:.2f} ms, {one.games_per_s:.0f} | "
             f"{pooled.host_cpu_per_game_ms:.2f} ms, {pooled.games_per_s:.0f} | "
             f"{pooled.host_cpu_per_game_ms / one.host_cpu_per_game_ms:.2f} | {100 * _share(pooled):.1f}% | "
-            f"{100 * one.host_cpu_s / one.seconds:.0f}% / {100 * pooled.host_cpu_s / pooled.seconds:.0f}% | "
+            f"{100 * _store_share(pooled):.1f}% | {100 * one.host_cpu_s / one.seconds:.0f}% / {100 * pooled.host_cpu_s / pooled.seconds:.0f}% | "
             f"{pooled.worker_cpu_per_message_us:.1f} us | {pooled.floor_cpu_per_message_us:.1f} us | "
             f"{pooled.worker_cpu_per_message_us / pooled.floor_cpu_per_message_us:.2f} |"
         )
@@ -82,15 +88,16 @@ def workers_report(pairs: list[Pair]) -> str:
 
 
 def _arithmetic(pairs: list[Pair]) -> str:
-    """What N cores carry, from the worst pair: r (total CPU per game over one process's) and s (the share)."""
+    """What N cores carry, from the worst pair: r (total CPU per game over one process's) and s (the larger share
+    of the two processes every game passes through once, the signing-up process and the store process)."""
     cores = os.cpu_count() or 1
     r = max(pooled.host_cpu_per_game_ms / one.host_cpu_per_game_ms for one, pooled in pairs)
-    s = max(_share(pooled) for _, pooled in pairs)
+    s = max(max(_share(pooled), _store_share(pooled)) for _, pooled in pairs)
     carried = min(1 / r, 1 / (s * r * cores))
     most = math.floor(1 / (0.8 * s * r)) if s > 0 else math.inf
     return (
         f"N cores carry min(N / (r c), 1 / (s r c)) games a second, against N / c for one process on each of "
-        f"N cores (c: one process's CPU per game; the signing-up process is one core at most). Worst pair: "
+        f"N cores (c: one process's CPU per game; the signing-up process and the store process are one core each at most, s the larger share). Worst pair: "
         f"r = {r:.2f}, s = {100 * s:.1f}%: N cores carry min(1/r, 1/(s r N)) = {carried:.2f} N times one core's "
         f"games at N = {cores} (0.8 N needs 1/r >= 0.8 and N <= 1/(0.8 s r) = {most})."
     )

@@ -63,7 +63,7 @@ def scheduler_seconds(pid: int) -> dict[str, float]:
 
 
 def host_processes(pid: int, expected: int, limit: float = 30.0) -> dict[int, str]:
-    """The host's processes, ``{pid: "host" | "worker" | "web"}``: its own and its children (the store
+    """The host's processes, ``{pid: "host" | "store" | "worker" | "web"}``: its own and its children (the store
     process, the worker processes and the web view's), once ``expected`` children are there (or ``limit``
     seconds have passed)."""
     deadline = time.monotonic() + limit
@@ -88,11 +88,11 @@ def host_processes(pid: int, expected: int, limit: float = 30.0) -> dict[int, st
 
 def _kind(command: bytes) -> str:
     """A child of the host by its command line: the web view's (its process, or with ``--workers 0`` its store
-    reads' process), the store process (the host's writes, counted as the host's, as when they were a thread of
-    it), or a worker."""
+    reads' process), the store process (the host's writes: a process of its own, on a core of its own), or a
+    worker."""
     if b"evolution.web.process" in command or b"evolution.host.read_process" in command:
         return "web"
-    return "host" if b"evolution.host.store_process" in command else "worker"
+    return "store" if b"evolution.host.store_process" in command else "worker"
 
 
 def cpu_by_kind(kinds: dict[int, str]) -> dict[str, float]:

@@ -64,9 +64,11 @@ def _processes(result: LoadResult) -> str:
     if not result.workers:
         return " (one process)"
     seconds = result.seconds
-    text = (f"\n    signing-up process {100 * result.main_cpu_s / seconds:.0f}%, {result.workers} workers "
-            f"{100 * result.workers_cpu_s / seconds:.0f}% (the signing-up process's share "
-            f"{100 * result.main_cpu_s / max(result.host_cpu_s, 1e-9):.1f}%); a worker's CPU per message "
+    total = max(result.host_cpu_s, 1e-9)
+    text = (f"\n    signing-up process {100 * result.main_cpu_s / seconds:.0f}%, store process "
+            f"{100 * result.store_cpu_s / seconds:.0f}%, {result.workers} workers "
+            f"{100 * result.workers_cpu_s / seconds:.0f}% (shares of the host's CPU: signing-up "
+            f"{100 * result.main_cpu_s / total:.1f}%, store {100 * result.store_cpu_s / total:.1f}%); a worker's CPU per message "
             f"{result.worker_cpu_per_message_us:.1f} us ({result.game_messages} messages, sign-ups left out)")
     if result.web_cpu_s:
         text += f"; the web view's process {100 * result.web_cpu_s / seconds:.0f}% (not counted above)"

@@ -62,7 +62,8 @@ class LoadResult:
     floor_cpu_percent: float = float("nan")
     floor_bot_errors: dict[str, int] = field(default_factory=dict)
     workers: int = 0  # the host's worker processes (0: one process)
-    main_cpu_s: float = 0.0  # the process that signs players up (with the store writer's thread)
+    main_cpu_s: float = 0.0  # the process that signs players up
+    store_cpu_s: float = 0.0  # the store process, the single writer (in host_cpu_s)
     workers_cpu_s: float = 0.0
     web_cpu_s: float = 0.0  # the web view's process, if any (not in host_cpu_s)
     game_messages: int = 0  # messages in the window, sign-ups and their answers left out (the workers' part)

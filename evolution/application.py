@@ -27,6 +27,7 @@ from twisted.application import service
 from twisted.internet.error import ReactorNotRunning
 from twisted.logger import Logger
 
+from evolution.host.log_lines import LoggedApplication
 from evolution.host.memory import GC_YOUNG, settle_memory
 from evolution.host.options import STARTUP_STATUS, Options, StartupError, TwistdOptions, fail
 from evolution.host.service import LobbyService, StoreService, allow_open_files, build_host, open_store
@@ -82,7 +83,7 @@ def makeService(options: Options, reactor: Any = None) -> service.MultiService:
     except StartupError as error:
         fail(str(error), STARTUP_STATUS)
     allow_open_files(options["max-connections"])
-    top = service.MultiService()
+    top = LoggedApplication(options.parent)  # twistd's log, its lines made cheaply
     stop = _at_the_end(reactor, options["web"] is not None, options["linger"])
     host = build_host(options, writer, reactor, stop)
     StoreService(writer, reactor, host.runner).setServiceParent(top)
