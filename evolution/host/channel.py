@@ -16,7 +16,8 @@ Offers the argument types the channels' commands share, and the ends of a channe
   ``channel=protocol``).
 
 Twisted's AMP (``twisted.protocols.amp``) frames the boxes, matches answers
-to questions and carries descriptors (``IUNIXTransport.sendFileDescriptor``);
+to questions and carries descriptors (``IUNIXTransport.sendFileDescriptor``;
+a command's go out in one system call: ``evolution.host.descriptor_socket``);
 a channel of our own would redo each of those.
 """
 
@@ -25,7 +26,6 @@ from __future__ import annotations
 import json
 import os
 from string import Formatter
-import socket
 from typing import Any
 
 from twisted.logger import ILogObserver, Logger, LogLevel, globalLogPublisher
@@ -33,7 +33,7 @@ from twisted.protocols import amp
 from zope.interface import implementer
 
 from evolution.host.child import CHANNEL_FD
-from evolution.net.handover import GivenProtocol
+from evolution.host.descriptor_socket import adopt_channel
 
 CHUNK = 0xFFFF  # AMP's longest value
 LOG_BATCH = 0.05  # seconds a child gathers log events before sending them
@@ -198,5 +198,5 @@ class ChildChannel(QuietAMP):
 def child_channel(reactor: Any, channel: amp.AMP) -> None:
     """In a child: connect ``channel`` to the host over descriptor 3."""
     os.set_blocking(CHANNEL_FD, False)
-    reactor.adoptStreamConnection(CHANNEL_FD, socket.AF_UNIX, GivenProtocol(channel))
+    adopt_channel(reactor, CHANNEL_FD, channel)
     os.close(CHANNEL_FD)

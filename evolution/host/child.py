@@ -51,7 +51,7 @@ from twisted.internet.protocol import ProcessProtocol
 from twisted.logger import Logger
 from twisted.python.failure import Failure
 
-from evolution.net.handover import GivenProtocol
+from evolution.host.descriptor_socket import adopt_channel
 
 log = Logger()
 
@@ -136,7 +136,7 @@ class ChildProcess(ProcessProtocol):
             ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
             try:
                 ours.setblocking(False)
-                self.reactor.adoptStreamConnection(ours.fileno(), socket.AF_UNIX, GivenProtocol(self.channel))
+                adopt_channel(self.reactor, ours.fileno(), self.channel)
                 fds[CHANNEL_FD] = theirs.fileno()
                 self.reactor.spawnProcess(self, sys.executable, argv, env=os.environ.copy(), childFDs=fds)
             finally:

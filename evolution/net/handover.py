@@ -15,10 +15,10 @@ of the stream travels beside it, so that nothing is lost or sent twice:
                 "unsent": bytes written to the connection that the kernel
                           had not taken yet (they go out first)}
 
-``take(protocol)`` stops the reactor watching the connection, duplicates its
-descriptor (the duplicate is what is sent; close it once the other side has
-it) and closes this process's own descriptor without a shutdown, so the TCP
-connection stays up: the peer notices nothing. The protocol is detached
+``take(protocol)`` stops the reactor watching the connection and takes its
+descriptor from the transport's socket object, which it leaves closed (the
+descriptor is what is sent; close it once the other side has it): nothing
+is shut down, so the TCP connection stays up and the peer notices nothing. The protocol is detached
 (``JSONStreamProtocol.detach``): it writes and reads nothing more.
 ``adopt`` gives the descriptor to the reactor (``IReactorSocket.
 adoptStreamConnection``, which duplicates it: close ``fd`` afterwards) with
@@ -91,6 +91,8 @@ def can_hand_over(protocol: Any) -> bool:
 
 def _unsent(transport: Connection) -> bytes:
     """Bytes written to the transport that it has not given the kernel yet."""
+    if transport.offset >= len(transport.dataBuffer) and not transport._tempDataBuffer:
+        return b""  # the usual case: every answer was sent as it was written
     waiting = bytes(memoryview(transport.dataBuffer)[transport.offset:])
     return waiting + b"".join(transport._tempDataBuffer)
 
@@ -102,9 +104,8 @@ def take(protocol: Any) -> Handover:
     transport.reactor.removeWriter(transport)
     unsent = _unsent(transport)
     handle = transport.socket
-    fd = os.dup(handle.fileno())
     family = handle.family
-    handle.close()  # this process's descriptor only: no shutdown, the duplicate keeps the connection
+    fd = handle.detach()  # the socket object is closed, its descriptor kept open: no shutdown, no copy
     transport.connected = False
     transport.dataBuffer, transport._tempDataBuffer, transport._tempDataLen = b"", [], 0
     protocol.detach()
