@@ -31,10 +31,21 @@ ROUNDS = 9
 SEATS = 8
 
 
+GAME = {"id": 1, "seed": 7, "whole": True, "tournament": None,
+        "seats": [{"name": f"L{seat}.12", "family": socket.AF_INET, "unread": "", "unsent": ""}
+                  for seat in range(SEATS)]}
+
+
 class WorkerEnd(amp.AMP):
     """Takes each game's descriptors and closes them; counts its transport's reads."""
 
-    reads = 0
+    def __init__(self) -> None:
+        super().__init__()
+        self.reads = 0
+
+    def dataReceived(self, data: bytes) -> None:
+        self.reads += 1  # one a read of its transport
+        super().dataReceived(data)
 
     @Play.responder
     def play(self, game: dict, descriptors: list[int]) -> dict:
@@ -44,33 +55,18 @@ class WorkerEnd(amp.AMP):
 
 
 def _twisteds(reactor: Any, fd: int, protocol: Any) -> Any:
+    """Twisted's own Unix transport, as ``adopt_channel`` is called."""
     return reactor.adoptStreamConnection(fd, socket.AF_UNIX, GivenProtocol(protocol))
 
 
-def _ours(reactor: Any, fd: int, protocol: Any) -> Any:
-    return adopt_channel(reactor, fd, protocol)
-
-
 def _channel(reactor: Any, adopt: Callable) -> tuple[amp.AMP, WorkerEnd]:
-    host_fd, worker_fd = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    host_end, worker_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
     host, worker = amp.AMP(), WorkerEnd()
-    for end, protocol in ((host_fd, host), (worker_fd, worker)):
+    for end, protocol in ((host_end, host), (worker_end, worker)):
         end.setblocking(False)
-        transport = adopt(reactor, end.fileno(), protocol)
+        adopt(reactor, end.fileno(), protocol)
         end.close()
-    read = transport.doRead
-
-    def counted() -> Any:
-        worker.reads += 1
-        return read()
-
-    transport.doRead = counted
     return host, worker
-
-
-GAME = {"id": 1, "seed": 7, "whole": True, "tournament": None,
-        "seats": [{"name": f"L{seat}.12", "family": socket.AF_INET, "unread": "", "unsent": ""}
-                  for seat in range(SEATS)]}
 
 
 async def _round(host: amp.AMP, worker: WorkerEnd, player: socket.socket) -> tuple[float, float]:
@@ -87,7 +83,7 @@ async def _round(host: amp.AMP, worker: WorkerEnd, player: socket.socket) -> tup
 
 async def _compare(reactor: Any) -> None:
     player = socket.socket()
-    ends = {"Twisted's": _channel(reactor, _twisteds), "the host's": _channel(reactor, _ours)}
+    ends = {"Twisted's": _channel(reactor, _twisteds), "the host's": _channel(reactor, adopt_channel)}
     figures: dict[str, list[tuple[float, float]]] = {name: [] for name in ends}
     for _ in range(ROUNDS):
         for name, (host, worker) in ends.items():

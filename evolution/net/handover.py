@@ -18,8 +18,9 @@ of the stream travels beside it, so that nothing is lost or sent twice:
 ``take(protocol)`` stops the reactor watching the connection and takes its
 descriptor from the transport's socket object, which it leaves closed (the
 descriptor is what is sent; close it once the other side has it): nothing
-is shut down, so the TCP connection stays up and the peer notices nothing. The protocol is detached
-(``JSONStreamProtocol.detach``): it writes and reads nothing more.
+is shut down, so the TCP connection stays up and the peer notices nothing.
+The protocol is detached (``JSONStreamProtocol.detach``): it writes and
+reads nothing more.
 ``adopt`` gives the descriptor to the reactor (``IReactorSocket.
 adoptStreamConnection``, which duplicates it: close ``fd`` afterwards) with
 ``protocol`` as its protocol; the protocol's ``connectionMade`` is called as
@@ -91,8 +92,6 @@ def can_hand_over(protocol: Any) -> bool:
 
 def _unsent(transport: Connection) -> bytes:
     """Bytes written to the transport that it has not given the kernel yet."""
-    if transport.offset >= len(transport.dataBuffer) and not transport._tempDataBuffer:
-        return b""  # the usual case: every answer was sent as it was written
     waiting = bytes(memoryview(transport.dataBuffer)[transport.offset:])
     return waiting + b"".join(transport._tempDataBuffer)
 
