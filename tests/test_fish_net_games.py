@@ -21,7 +21,7 @@ from twisted.trial import unittest
 
 from conftest import SPEC
 from evolution.games import game
-from evolution.net.client_cli import default_name, main as client_main
+from evolution.net.client_cli import main as client_main
 from fish_bots import Recorder, StandIn, connect, message_kind, sign_up
 from hosting import new_host, stored_tournament
 
@@ -167,10 +167,10 @@ class ClientNameTests(unittest.TestCase):
 
     def test_without_a_name_a_fish_client_takes_its_strategy_s_letters(self) -> None:
         fish = game("fish")
-        self.assertEqual(default_name(fish, "greedy"), "greedy")
-        self.assertEqual(default_name(fish, "hole-placer"), "holeplacer")
-        self.assertEqual(default_name(fish, "my_bots.v2:Penguin"), "Penguin")
-        self.assertEqual(default_name(fish, "a:_1"), "bot")
-        self.assertEqual(default_name(game("evolution"), "builder"), "silly bot")
+        self.assertEqual(fish.bot_name("greedy"), "greedy")
+        self.assertEqual(fish.bot_name("hole-placer"), "holeplacer")
+        self.assertEqual(fish.bot_name("my_bots.v2:Penguin"), "Penguin")
+        self.assertEqual(fish.bot_name("a:_1"), "bot")
+        self.assertEqual(game("evolution").bot_name("builder"), "silly bot")
         for strategy in fish.strategies:  # every house player's default name is one the course protocol takes
-            fish.dialect("course").client(default_name(fish, strategy), None)
+            fish.dialect("course").client(fish.bot_name(strategy), None)

@@ -235,6 +235,9 @@ class Game(Protocol):
 
     def setup_of(self, recorded: Mapping[str, Json]) -> GameSetup: ...
 
+    def bot_name(self, strategy: str) -> str:
+        """The name ``evolution-client`` signs up with when given none, playing the house strategy ``strategy``."""
+
     def deal_text(self, deck: str, seed: int | None) -> str:
         """How a game was dealt, for a person: ``seed 5``, ``sorted deck`` (from a record's deck and seed)."""
 

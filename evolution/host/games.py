@@ -285,10 +285,14 @@ class GameRunner:
         """Close a removed player's connection, after the dialect's word to it (``--tell-removed``), if any.
 
         (A worker process tells the host first: ``evolution.host.worker.WorkerRunner``.)"""
+        self.say_removal(connection, reason)
+        connection.close()
+
+    def say_removal(self, connection: HostProtocol, reason: str) -> None:
+        """The dialect's word to a removed player (``--tell-removed``), if it has one."""
         notice = self.dialect.removal(reason, self.settings.tell_removed)
         if notice is not None:
             connection.sendMessage(notice)
-        connection.close()
 
     def seat(self, connection: HostProtocol) -> RemoteSeat:
         """A seat on ``connection`` outside any game (to greet it, or bid it farewell)."""

@@ -118,9 +118,7 @@ class WorkerRunner(GameRunner):
         if game is None or self.send_hung_up is None:
             super().hang_up(connection, reason)
             return
-        notice = self.dialect.removal(reason, self.settings.tell_removed)
-        if notice is not None:
-            connection.sendMessage(notice)
+        self.say_removal(connection, reason)
         if connection.transport is not None:
             connection.transport.pauseProducing()  # nothing more is read from it
         told = self.send_hung_up(game.id, game.connections.index(connection))

@@ -70,13 +70,6 @@ def load_strategy(spec: str, chosen: Game | None = None) -> Any:
     return player
 
 
-def default_name(chosen: Game, strategy: str) -> str:
-    """Evolution's 'silly bot'; for another game, the letters of the strategy's name (at most 12: Fish's course)."""
-    if chosen.name == DEFAULT_GAME:
-        return "silly bot"
-    return "".join(char for char in strategy.rpartition(":")[2] if char.isascii() and char.isalpha())[:12] or "bot"
-
-
 port_number = whole_number(1, 65535)
 retry_count = whole_number(0, 1000)
 think_time = seconds(0, 60)
@@ -137,7 +130,7 @@ def main(argv: list[str] | None = None) -> None:
     except ValueError as error:
         parser().error(str(error))
     if args.name is None:
-        args.name = default_name(chosen, strategy)
+        args.name = chosen.bot_name(strategy)
     try:
         chosen.dialect(args.dialect or chosen.dialects[0]).client(args.name, player)  # the name as the dialect takes it
     except ValueError as error:

@@ -128,6 +128,13 @@ class FishGame(PackagedParts):
                    _seconds("first-move-timeout")),
     )
 
+    def bot_name(self, strategy: str) -> str:
+        """The letters of the strategy's name (of a class's, for ``module:Class``), as many as the course takes."""
+        from evolution.games.fish.wire.messages import NAME_LENGTH
+
+        letters = "".join(char for char in strategy.rpartition(":")[2] if char.isascii() and char.isalpha())
+        return letters[:NAME_LENGTH] or "bot"
+
     def setup(self, options: Mapping[str, Any]) -> FishSetup:
         rows, cols = options.get("board") or (6, 6)
         fish = options.get("fish")

@@ -186,9 +186,3 @@ def _check_places(board: Board, players: Sequence[PlayerState], path: str) -> No
             if place in seen:
                 raise WireError(where, f"{place} already holds a penguin ({seen[place]})")
             seen[place] = f"players[{i}].places[{j}]"
-
-
-def void_from_json(value: Json, path: str) -> None:
-    """The acknowledgement of ``playing-as`` and ``playing-with``: exactly the string ``"void"``."""
-    if value != "void" or type(value) is not str:
-        raise WireError(path, f'{show(value)} is not "void"')
