@@ -1,8 +1,8 @@
 """Bounds on what web visitors can make the web view hold: per connection and in total.
 
-Offers ``BoundedSite(resource, max_connections, timeout)``, the
-``twisted.web`` site of the web view, and ``PacedChannel``, its HTTP/1.1
-connection.
+Offers ``BoundedSite(resource, max_connections, timeout, budget)``, the
+``twisted.web`` site of the web view, ``PacedChannel``, its HTTP/1.1
+connection, and ``CPUBudget``, what its process may spend.
 
 - **Per connection, pipelined requests are read only as fast as answers are
   taken.** Twisted's ``HTTPChannel`` already stops reading while it answers
@@ -20,21 +20,33 @@ connection.
   503 and closed before it is read. An idle connection is closed after
   ``timeout`` seconds (Twisted's default is 12 hours), one that does not
   take its last answer then aborted after 15 s more.
+- **In CPU, at most a share of a core** (the web view's own process): a
+  request waits before it is answered while the process has used more than
+  ``CPUBudget``'s share of a core since it started, beyond a burst. The
+  scheduler already puts the web view's process after the games, but it
+  still runs whenever a core has a moment free, and on this kind of
+  machine that moment is not free for the games: a flood of visitors that
+  kept it at 10 to 15% of a core cost 16 to 20% of the games a second
+  (``python -m bench load --compare-web``). A visitor's page, a few answers,
+  fits in the burst and is answered at once.
 - **No access log**: a flood of requests would be a flood of lines in the
   host's log.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import time
+from typing import Any, Callable
 
 from twisted.internet.protocol import Protocol
 from twisted.web.http import HTTPChannel
-from twisted.web.server import Site
+from twisted.web.server import Request, Site
 
 MAX_CONNECTIONS = 256
 IDLE_TIMEOUT = 60.0
 STALL_LIMIT = 30.0
+CPU_SHARE = 0.05  # of one core, over time: the web view's own process
+CPU_BURST = 0.25  # seconds of CPU it may spend at once, above its share (a page and its answers)
 _BUSY_BODY = b'{"error":"the web view has too many visitors; try again in a moment"}'
 BUSY = (b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 10\r\nContent-Type: application/json\r\n"
         b"Content-Length: %d\r\nConnection: close\r\n\r\n%s" % (len(_BUSY_BODY), _BUSY_BODY))
@@ -86,6 +98,45 @@ class PacedChannel(HTTPChannel):
             site.open_connections -= 1
 
 
+class CPUBudget:
+    """At most ``share`` of a core over time, after a burst of ``burst`` seconds of CPU: how long to wait first.
+
+    ``wait()`` is 0 while the process has CPU time in hand, else the seconds
+    until it has again; ``cpu`` and ``clock`` are its CPU seconds and the time.
+    """
+
+    def __init__(
+        self, share: float = CPU_SHARE, burst: float = CPU_BURST,
+        cpu: Callable[[], float] = time.process_time, clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.share, self.burst, self.cpu, self.clock = share, burst, cpu, clock
+        self.in_hand = burst
+        self._used, self._at = cpu(), clock()
+        self.held = 0  # requests that waited
+
+    def wait(self) -> float:
+        used, at = self.cpu(), self.clock()
+        self.in_hand = min(self.burst, self.in_hand + (at - self._at) * self.share) - (used - self._used)
+        self._used, self._at = used, at
+        return 0.0 if self.in_hand > 0 else -self.in_hand / self.share + 0.001
+
+
+class BudgetedRequest(Request):
+    """A request answered once its site's ``CPUBudget`` has CPU time in hand (a lost one is dropped)."""
+
+    def process(self) -> None:
+        wait = self.channel.site.budget.wait()
+        if wait <= 0:
+            super().process()
+            return
+        self.channel.site.budget.held += 1
+        self.channel.callLater(wait, self._waited)
+
+    def _waited(self) -> None:
+        if not self._disconnected:
+            self.process()
+
+
 class _TooMany(Protocol):
     """A connection beyond the limit: 503, closed at once, nothing read."""
 
@@ -95,12 +146,21 @@ class _TooMany(Protocol):
 
 
 class BoundedSite(Site):
-    """The web view's site: paced connections, at most ``max_connections`` of them, idle ones closed."""
+    """The web view's site: paced connections, at most ``max_connections`` of them, idle ones closed.
+
+    With a ``budget`` (``CPUBudget``), requests wait their turn while the process is over it.
+    """
 
     protocol = PacedChannel
 
-    def __init__(self, resource: Any, max_connections: int = MAX_CONNECTIONS, timeout: float = IDLE_TIMEOUT) -> None:
-        super().__init__(resource, timeout=timeout)
+    def __init__(
+        self, resource: Any, max_connections: int = MAX_CONNECTIONS, timeout: float = IDLE_TIMEOUT,
+        budget: CPUBudget | None = None, reactor: Any = None,
+    ) -> None:
+        super().__init__(resource, timeout=timeout, reactor=reactor)
+        self.budget = budget
+        if budget is not None:
+            self.requestFactory = BudgetedRequest
         self.max_connections = max_connections
         self.open_connections = 0
         self.turned_away = 0

@@ -16,8 +16,9 @@ evolution --web`` when games are played in worker processes) and ``main``
   games (``os.nice``): with the machine's cores busy, the games get the CPU
   first. Its memory and descriptors are its own: its connections never
   count against the bots' open-file limit, and ``BoundedSite`` (at most
-  ``--web-connections`` at once, each paced: ``evolution.web.bounds``)
-  bounds what it holds.
+  ``--web-connections`` at once, each paced, and at most ``CPU_SHARE`` of a
+  core beyond a burst: ``evolution.web.bounds``) bounds what it holds and
+  spends.
 - **It stays up** until the host stops (SIGTERM, or ``--linger`` after the
   last game or tournament); when it dies, the host logs it and starts
   another after ``RESTART_DELAY`` seconds. When the host is gone (its
@@ -124,7 +125,7 @@ def main(argv: list[str] | None = None) -> None:
     os.nice(WEB_NICENESS)
     from twisted.internet import reactor
 
-    from evolution.web.bounds import BoundedSite
+    from evolution.web.bounds import BoundedSite, CPUBudget
     from evolution.web.feed_channel import FeedClient
     from evolution.web.service import WebApp
 
@@ -133,7 +134,7 @@ def main(argv: list[str] | None = None) -> None:
     feed = FeedClient(reactor, config["game"])
     forwarder.channel = feed
     child_channel(reactor, feed)
-    app = WebApp.of(feed, reactor, config["db"], max_connections=config["max_connections"])
+    app = WebApp.of(feed, reactor, config["db"], max_connections=config["max_connections"], budget=CPUBudget())
     assert isinstance(app.site, BoundedSite)
     app.start()
     adopt_listening(reactor, LISTEN_FD, config["family"], config["endpoint"], app.site)

@@ -17,8 +17,9 @@ Offers:
 - ``WebApp(reactor, runner, lobby, db_path, tournaments=None, **settings)``:
   the parts (``view``, ``hub``, ``reader``, ``site``) without the listening
   port, for tests; ``start()`` and ``stop()``;
-- ``build_site(view, hub, store_refresh, max_connections) -> Site``: the
-  ``twisted.web`` site alone (``evolution.web.bounds.BoundedSite``).
+- ``build_site(view, hub, store_refresh, max_connections, budget) -> Site``:
+  the ``twisted.web`` site alone (``evolution.web.bounds.BoundedSite``; a
+  ``CPUBudget`` in the web view's own process).
 
 With worker processes (``--workers`` above 0) the host serves the web view
 from a process of its own instead: ``evolution.web.process``.
@@ -37,7 +38,7 @@ from twisted.internet.defer import Deferred, gatherResults, maybeDeferred
 from twisted.web.server import Site
 
 from evolution.net.endpoints import ListeningService
-from evolution.web.bounds import MAX_CONNECTIONS, BoundedSite
+from evolution.web.bounds import MAX_CONNECTIONS, BoundedSite, CPUBudget
 from evolution.web.push import Hub
 from evolution.web.reader import StoreReader
 from evolution.web.site import WebResource
@@ -45,8 +46,11 @@ from evolution.web.feed import Feed, HostFeed
 from evolution.web.view import WebView
 
 
-def build_site(view: WebView, hub: Hub, store_refresh: float = 5.0, max_connections: int = MAX_CONNECTIONS) -> Site:
-    site = BoundedSite(WebResource(view, hub, store_refresh), max_connections)
+def build_site(
+    view: WebView, hub: Hub, store_refresh: float = 5.0, max_connections: int = MAX_CONNECTIONS,
+    budget: CPUBudget | None = None,
+) -> Site:
+    site = BoundedSite(WebResource(view, hub, store_refresh), max_connections, budget=budget)
     site.displayTracebacks = False
     site.noisy = False
     return site
@@ -70,6 +74,7 @@ class WebApp:
         store_refresh: float = 5.0,
         feed: Feed | None = None,
         max_connections: int = MAX_CONNECTIONS,
+        budget: CPUBudget | None = None,
         **settings: Any,
     ) -> None:
         self.feed = feed if feed is not None else HostFeed(runner, lobby, tournaments, reactor)
@@ -78,7 +83,7 @@ class WebApp:
         self.hub = Hub(reactor, **settings)
         self.view.changed = self.hub.mark
         self.hub.tickers.append(self.view.check_lobby)
-        self.site = build_site(self.view, self.hub, store_refresh, max_connections)
+        self.site = build_site(self.view, self.hub, store_refresh, max_connections, budget)
 
     @classmethod
     def of(cls, feed: Feed, reactor: Any, db_path: str, **settings: Any) -> WebApp:
