@@ -22,7 +22,7 @@ from typing import Any, Callable
 from twisted.internet.defer import ensureDeferred
 from twisted.protocols import amp
 
-from evolution.host.descriptor_socket import adopt_channel
+from evolution.host.descriptor_socket import adopt_channel, joined
 from evolution.host.worker_commands import Play
 from evolution.net.handover import GivenProtocol
 
@@ -60,12 +60,8 @@ def _twisteds(reactor: Any, fd: int, protocol: Any) -> Any:
 
 
 def _channel(reactor: Any, adopt: Callable) -> tuple[amp.AMP, WorkerEnd]:
-    host_end, worker_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
     host, worker = amp.AMP(), WorkerEnd()
-    for end, protocol in ((host_end, host), (worker_end, worker)):
-        end.setblocking(False)
-        adopt(reactor, end.fileno(), protocol)
-        end.close()
+    joined(reactor, host, worker, adopt)
     return host, worker
 
 

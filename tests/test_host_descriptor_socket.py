@@ -15,7 +15,7 @@ from twisted.protocols import amp
 from twisted.trial import unittest
 
 from evolution.host.channel import Descriptors
-from evolution.host.descriptor_socket import MOST_RIGHTS, adopt_channel
+from evolution.host.descriptor_socket import MOST_RIGHTS, joined
 
 
 class Take(amp.Command):
@@ -42,12 +42,8 @@ class Taker(amp.AMP):
 
 
 def channel_pair(test: unittest.TestCase) -> tuple[amp.AMP, Taker]:
-    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
     giver, taker = amp.AMP(), Taker()
-    for end, protocol in ((ours, giver), (theirs, taker)):
-        end.setblocking(False)
-        adopt_channel(reactor, end.fileno(), protocol)
-        end.close()
+    joined(reactor, giver, taker)
     test.addCleanup(giver.transport.loseConnection)
     test.addCleanup(taker.transport.loseConnection)
     return giver, taker

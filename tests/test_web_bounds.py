@@ -15,6 +15,7 @@ from twisted.internet import reactor
 from twisted.internet.endpoints import TCP4ClientEndpoint, TCP4ServerEndpoint, connectProtocol
 from twisted.internet.protocol import Protocol
 from twisted.internet.task import Clock
+from twisted.logger import capturedLogs
 from twisted.trial import unittest
 from twisted.web.resource import Resource
 
@@ -119,3 +120,21 @@ class BudgetedSiteTests(unittest.TestCase):
         await until(lambda: site.open_connections == 0)
         clock.advance(60)
         self.assertEqual(resource.rendered, 0)
+
+    async def test_the_log_says_requests_wait_at_most_once_a_minute(self) -> None:
+        meter, clock, resource, site, reader = await self.serve()
+        said = []
+        with capturedLogs() as events:
+            for count, at in enumerate((0.0, 10.0, 70.0), start=1):  # each request held, then answered
+                clock.advance(at - clock.seconds())
+                meter.cpu += 1.0
+                reader.transport.write(REQUEST)
+                await until(lambda: site.budget.held == count)
+                said.append([event["log_format"].format(**event) for event in events
+                             if "CPU budget" in event.get("log_format", "")])
+                clock.advance(10)
+                await until(lambda: b"answer %d" % count in reader.received)
+        line = "the web view is over its CPU budget (10% of a core beyond 0.01 s): requests wait their turn"
+        self.assertEqual(said[0], [f"{line} (1 so far)"])
+        self.assertEqual(said[1], said[0])  # 10 s later: nothing more
+        self.assertEqual(said[2], [f"{line} (1 so far)", f"{line} (3 so far)"])

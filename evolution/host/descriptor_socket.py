@@ -3,7 +3,9 @@
 Offers ``adopt_channel(reactor, fd, protocol)``: the connected Unix stream
 socket ``fd`` given to the reactor with ``protocol`` (the reactor keeps a
 duplicate: close ``fd`` afterwards), as ``IReactorSocket.adoptStreamConnection``
-would, but with ``DescriptorSocket`` as its transport.
+would, but with ``DescriptorSocket`` as its transport; ``joined(reactor,
+first, second)``: two protocols of this process on the two ends of a new
+channel (tests and benchmarks; ``adopt``: another way to adopt each end).
 
 Why: Twisted's Unix transport (``twisted.internet.unix._SendmsgMixin``) sends
 each descriptor with one byte of its own, one ``sendmsg`` call each, and on
@@ -22,7 +24,7 @@ from __future__ import annotations
 import array
 import socket
 from errno import ENOBUFS, EWOULDBLOCK
-from typing import Any
+from typing import Any, Callable
 
 from twisted.internet import error, main, tcp, unix
 from twisted.python.compat import lazyByteSlice
@@ -61,3 +63,12 @@ class DescriptorSocket(unix.Server):
 def adopt_channel(reactor: Any, fd: int, protocol: Any) -> DescriptorSocket:
     """``protocol`` on the connected Unix stream socket ``fd`` (duplicated: the caller closes ``fd``)."""
     return DescriptorSocket._fromConnectedSocket(fd, GivenProtocol(protocol), reactor)
+
+
+def joined(reactor: Any, first: Any, second: Any, adopt: Callable[[Any, int, Any], Any] = adopt_channel) -> None:
+    """``first`` and ``second`` on the two ends of a new Unix socket pair, each end adopted with ``adopt``."""
+    ends = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    for end, protocol in zip(ends, (first, second)):
+        end.setblocking(False)
+        adopt(reactor, end.fileno(), protocol)
+        end.close()

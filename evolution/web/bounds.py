@@ -28,7 +28,8 @@ connection, and ``CPUBudget``, what its process may spend.
   machine that moment is not free for the games: a flood of visitors that
   kept it at 10 to 15% of a core cost 16 to 20% of the games a second
   (``python -m bench load --compare-web``). A visitor's page, a few answers,
-  fits in the burst and is answered at once.
+  fits in the burst and is answered at once. The log says when requests
+  wait, at most once a minute, with how many have.
 - **No access log**: a flood of requests would be a flood of lines in the
   host's log.
 """
@@ -39,6 +40,7 @@ import time
 from typing import Any, Callable
 
 from twisted.internet.protocol import Protocol
+from twisted.logger import Logger
 from twisted.web.http import HTTPChannel
 from twisted.web.server import Request, Site
 
@@ -47,6 +49,9 @@ IDLE_TIMEOUT = 60.0
 STALL_LIMIT = 30.0
 CPU_SHARE = 0.05  # of one core, over time: the web view's own process
 CPU_BURST = 0.25  # seconds of CPU it may spend at once, above its share (a page and its answers)
+HELD_NOTE_EVERY = 60.0  # seconds between log lines saying requests wait for the budget
+
+log = Logger()
 _BUSY_BODY = b'{"error":"the web view has too many visitors; try again in a moment"}'
 BUSY = (b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 10\r\nContent-Type: application/json\r\n"
         b"Content-Length: %d\r\nConnection: close\r\n\r\n%s" % (len(_BUSY_BODY), _BUSY_BODY))
@@ -118,7 +123,7 @@ class CPUBudget:
         used, at = self.cpu(), self.clock()
         self.in_hand = min(self.burst, self.in_hand + (at - self._at) * self.share) - (used - self._used)
         self._used, self._at = used, at
-        return 0.0 if self.in_hand > 0 else -self.in_hand / self.share + 0.001
+        return 0.0 if self.in_hand > 0 else -self.in_hand / self.share + 0.001  # a moment more: time enough
 
 
 class BudgetedRequest(Request):
@@ -129,7 +134,7 @@ class BudgetedRequest(Request):
         if wait <= 0:
             super().process()
             return
-        self.channel.site.budget.held += 1
+        self.channel.site.held()
         self.channel.callLater(wait, self._waited)
 
     def _waited(self) -> None:
@@ -159,11 +164,22 @@ class BoundedSite(Site):
     ) -> None:
         super().__init__(resource, timeout=timeout, reactor=reactor)
         self.budget = budget
+        self._held_noted = -HELD_NOTE_EVERY
         if budget is not None:
             self.requestFactory = BudgetedRequest
         self.max_connections = max_connections
         self.open_connections = 0
         self.turned_away = 0
+
+    def held(self) -> None:
+        """A request waits for the budget: counted, and said at most every ``HELD_NOTE_EVERY`` seconds."""
+        self.budget.held += 1
+        now = self.reactor.seconds()
+        if now >= self._held_noted + HELD_NOTE_EVERY:
+            self._held_noted = now
+            log.info("the web view is over its CPU budget ({share:.0%} of a core beyond {burst:g} s): requests wait "
+                     "their turn ({held} so far)", share=self.budget.share, burst=self.budget.burst,
+                     held=self.budget.held)
 
     def log(self, request: Any) -> None:
         """No line per request (see the module's docstring)."""
