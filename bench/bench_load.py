@@ -37,7 +37,9 @@ The setup, for each N
   (``bench/floor_host.py``: bare Twisted, which replays stored games' message
   logs and does nothing else) on a free port, loaded with every game the host
   just stored (those in which a seat failed left out), and N new bots in K
-  processes, with the same warm-up and window length.
+  processes, with the same warm-up and window length; for a host with
+  worker processes, then the floor with as many workers (``--workers``:
+  each game's sockets handed over, its log sent back) the same way.
 
 The figures, and how each is measured
 -------------------------------------
@@ -126,6 +128,9 @@ floor (``--floor``): CPU per message and per game; host/floor
     The floor goes at the pace the bots set (it waits on them much of the
     time, so it drains fewer messages per wake-up than a busy host does):
     its figures are for that pace, and its games/s shows the bots' limit.
+    With workers, the bare floor with workers: its CPU per game (all its
+    processes) against the one-process floor's, the share of it its
+    signing-up process took, a worker's CPU per message (sign-ups left out).
 honest bots removed
     Every seat of every stored game of the run (not only the window) whose
     ``removed_reason`` is set, by reason: every bot answers at once and
@@ -310,28 +315,55 @@ def _run(bots: int, seconds: float, warmup: float, players: int, procs: int | No
 
 def run_floor(result: LoadResult, warmup: float, folder: Path) -> None:
     """The same bots, warm-up and window against the floor host (``bench.floor_host``) replaying the games the
-    real host stored in ``folder``; its CPU per message and per game go into ``result``."""
+    real host stored in ``folder``; its CPU per message and per game go into ``result``. For a host with worker
+    processes, then the floor with as many workers: its CPU per game, the signing-up process's share of it and a
+    worker's CPU per message go into ``result.floor_workers``."""
+    floor = _floor_run(result, warmup, folder, 0)
+    result.floor_cpu_per_message_us = 1e6 * floor["cpu"] / max(floor["messages"], 1)
+    result.floor_cpu_per_game_ms = 1000 * floor["cpu"] / floor["games"] if floor["games"] else float("nan")
+    result.floor_games_per_s = floor["games"] / result.seconds
+    result.floor_cpu_percent = 100 * floor["cpu"] / result.seconds
+    result.floor_bot_errors = floor["errors"]
+    if result.workers:
+        pooled = _floor_run(result, warmup, folder, result.workers)
+        games = pooled["games"] or float("nan")
+        result.floor_workers = {
+            "cpu_per_game_ms": 1000 * pooled["cpu"] / games,
+            "signing_up_share": pooled["main"] / pooled["cpu"] if pooled["cpu"] else float("nan"),
+            "worker_cpu_per_message_us": 1e6 * pooled["workers"] / max(pooled["game_messages"], 1),
+            "games_per_s": pooled["games"] / result.seconds,
+            "errors": pooled["errors"],
+        }
+
+
+def _floor_run(result: LoadResult, warmup: float, folder: Path, workers: int) -> dict[str, Any]:
+    """One floor run: its CPU over the window (all its processes; ``main``: the first's, ``workers``: the rest),
+    the games the bots saw end and the messages they counted in the window (``game_messages``: sign-ups left out)."""
     port = free_port()
-    floor = FloorProcess(port, folder / "results.sqlite", folder / "floor.log", result.players)
+    floor = FloorProcess(port, folder / "results.sqlite", folder / f"floor-{workers}.log", result.players, workers)
     swarms: list[SwarmProcess] = []
     try:
         floor.wait_until_listening(limit=60.0)  # it loads every stored game first
-        t0, t1 = start_swarms(swarms, port, result.bots, result.procs, warmup, result.seconds, folder / "floor-bots")
+        kinds = host_processes(floor.process.pid, workers)
+        t0, t1 = start_swarms(swarms, port, result.bots, result.procs, warmup, result.seconds,
+                              folder / f"floor-bots-{workers}")
         sleep_until(t0)
-        before = cpu_seconds(floor.process.pid)
+        before = cpu_by_kind(kinds)
         sleep_until(t1)
-        after = cpu_seconds(floor.process.pid)
+        after = cpu_by_kind(kinds)
         drain(swarms, t1)
     finally:
         stop_host(floor)
         outputs = [swarm.result(limit=60) for swarm in swarms]
-    cpu = sum(after) - sum(before)
-    games = sum(1 for output in outputs for _, at in output["ended"] if t0 <= at < t1) / result.players
-    result.floor_cpu_per_message_us = 1e6 * cpu / max(window_messages(outputs), 1)
-    result.floor_cpu_per_game_ms = 1000 * cpu / games if games else float("nan")
-    result.floor_games_per_s = games / result.seconds
-    result.floor_cpu_percent = 100 * cpu / result.seconds
-    result.floor_bot_errors = dict(sum((Counter(output["errors"]) for output in outputs), Counter()))
+    spent = {kind: after[kind] - before.get(kind, 0.0) for kind in after}
+    messages = window_messages(outputs)
+    signups = sum(1 for output in outputs for at, _ in output.get("signups", ()) if t0 <= at < t1)
+    return {
+        "cpu": sum(spent.values()), "main": spent.get("host", 0.0), "workers": spent.get("worker", 0.0),
+        "games": sum(1 for output in outputs for _, at in output["ended"] if t0 <= at < t1) / result.players,
+        "messages": messages, "game_messages": messages - 2 * signups,
+        "errors": dict(sum((Counter(output["errors"]) for output in outputs), Counter())),
+    }
 
 
 def _profile(output: Path | None, pid: int, t0: float, seconds: float) -> subprocess.Popen | None:

@@ -2,11 +2,14 @@
 under fire. Part of ``python -m bench load`` (``--compare-workers``, ``--compare-web``; both in ``make bench``).
 
 ``compare_workers(bots, rounds)``: ``rounds`` pairs of runs at the same size, alternately in either order (the
-machine's other load drifts): ``--workers 0``, then ``--workers N`` (the number of cores) with the floor after it
-(``bench.bench_load.run_floor``). Per pair: the total host CPU per game (every process of the host) and its ratio,
+machine's other load drifts): ``--workers 0``, then ``--workers N`` (the number of cores) with the floors after it
+(``bench.bench_load.run_floor``: bare Twisted in one process, then with N workers). Per pair: the total host CPU per game (every process of the host) and its ratio,
 the signing-up process's share of it and the store process's, a worker's CPU per message (the workers' CPU over the window's messages
 without the sign-ups, which the signing-up process answers) against the floor's CPU per message, and the host's
-CPU as a share of one core. ``workers_report`` prints them with the arithmetic of what N cores carry.
+CPU as a share of one core; the bare floor with workers against the one-process floor (CPU per game) and its
+signing-up share. ``workers_report`` prints them with the arithmetic of what N cores carry, and of what the
+signing-up share and a worker's CPU per message at their goals together leave the signing-up process, against
+what the bare floor's signing-up process takes.
 
 ``compare_web(bots, rounds)``: pairs of runs with the web view on (its own process): quiet, then under fire
 (``bench.web_visitors``: 8 processes flooding ``/api/games?limit=500`` and 4 connections pipelining game 1's
@@ -72,19 +75,22 @@ def workers_report(pairs: list[Pair]) -> str:
     rows = [
         "| pair | bots | one process: CPU/game, games/s | workers: CPU/game, games/s | ratio (at most 1.15) | "
         "signing-up share (at most 15%) | store share | host CPU, % of a core | worker CPU/msg | floor CPU/msg | "
-        "worker/floor (at most 2.5) |",
-        "|" + "---|" * 11,
+        "worker/floor (at most 2.5) | bare floor with workers: ratio, signing-up share |",
+        "|" + "---|" * 12,
     ]
     for index, (one, pooled) in enumerate(pairs, start=1):
+        bare = pooled.floor_workers
         rows.append(
             f"| {index} | {one.bots} | {one.host_cpu_per_game_ms:.2f} ms, {one.games_per_s:.0f} | "
             f"{pooled.host_cpu_per_game_ms:.2f} ms, {pooled.games_per_s:.0f} | "
             f"{pooled.host_cpu_per_game_ms / one.host_cpu_per_game_ms:.2f} | {100 * _share(pooled):.1f}% | "
             f"{100 * _store_share(pooled):.1f}% | {100 * one.host_cpu_s / one.seconds:.0f}% / {100 * pooled.host_cpu_s / pooled.seconds:.0f}% | "
             f"{pooled.worker_cpu_per_message_us:.1f} us | {pooled.floor_cpu_per_message_us:.1f} us | "
-            f"{pooled.worker_cpu_per_message_us / pooled.floor_cpu_per_message_us:.2f} |"
+            f"{pooled.worker_cpu_per_message_us / pooled.floor_cpu_per_message_us:.2f} | "
+            + (f"{bare['cpu_per_game_ms'] / pooled.floor_cpu_per_game_ms:.2f}, {100 * bare['signing_up_share']:.1f}% |"
+               if bare else "- |")
         )
-    return "\n".join(rows + ["", _arithmetic(pairs)])
+    return "\n".join(rows + ["", _arithmetic(pairs), "", _against_the_floor(pairs)])
 
 
 def _arithmetic(pairs: list[Pair]) -> str:
@@ -100,6 +106,37 @@ def _arithmetic(pairs: list[Pair]) -> str:
         f"N cores (c: one process's CPU per game; the signing-up process and the store process are one core each at most, s the larger share). Worst pair: "
         f"r = {r:.2f}, s = {100 * s:.1f}%: N cores carry min(1/r, 1/(s r N)) = {carried:.2f} N times one core's "
         f"games at N = {cores} (0.8 N needs 1/r >= 0.8 and N <= 1/(0.8 s r) = {most})."
+    )
+
+
+def _against_the_floor(pairs: list[Pair]) -> str:
+    """What the goals leave the host for the parts the bare floor with workers (``bench.floor_host --workers``)
+    also has, against what that floor spends on them: from the pair whose floor spends least, per game."""
+    usable = [(one, pooled) for one, pooled in pairs if pooled.floor_workers and pooled.games]
+    if not usable:
+        return "(no bare floor with workers in these runs)"
+    one, pooled = min(usable, key=lambda pair: pair[1].floor_workers["cpu_per_game_ms"])
+    bare = pooled.floor_workers
+    bare_extra = bare["cpu_per_game_ms"] - pooled.floor_cpu_per_game_ms
+    bare_signing_up = bare["cpu_per_game_ms"] * bare["signing_up_share"]
+    messages = pooled.game_messages / pooled.games  # a game's messages in a worker, sign-ups left out
+    worker = 2.5 * pooled.floor_cpu_per_message_us * messages / 1000
+    store = 1000 * pooled.store_cpu_s / pooled.games
+    signing_up = 0.15 / 0.85 * (worker + store)
+    return (
+        f"Against the bare floor with workers (pair {pairs.index((one, pooled)) + 1}: bare Twisted accepting, "
+        f"answering each sign-up \"ok\", handing each game's sockets over in one sendmsg, replaying it in a worker "
+        f"and reading its log back, nothing else). The ratio: with workers the floor spends {bare_extra:.2f} ms a "
+        f"game more than in one process ({bare['cpu_per_game_ms']:.2f} against {pooled.floor_cpu_per_game_ms:.2f}); "
+        f"a ratio of 1.15 leaves the host 0.15 x {one.host_cpu_per_game_ms:.2f} = "
+        f"{0.15 * one.host_cpu_per_game_ms:.2f} ms a game for the same (it spends "
+        f"{pooled.host_cpu_per_game_ms - one.host_cpu_per_game_ms:.2f}). The share and a worker's CPU per message "
+        f"together: a worker at 2.5 times the floor takes {worker:.2f} ms a game (2.5 x "
+        f"{pooled.floor_cpu_per_message_us:.1f} us x {messages:.0f} messages); with the store process's {store:.2f} "
+        f"ms, a 15% share leaves the signing-up process at most 0.15 / 0.85 x {worker + store:.2f} = "
+        f"{signing_up:.2f} ms a game. The floor's signing-up process takes {bare_signing_up:.2f} ms a game, the "
+        f"host's {1000 * pooled.main_cpu_s / pooled.games:.2f} ms (it also runs the lobby, writes log lines and "
+        f"takes the records to the store)."
     )
 
 

@@ -56,6 +56,14 @@ def describe(result: LoadResult) -> str:
             f"{result.floor_cpu_per_game_ms:.2f} ms per game; the host is {_host_to_floor(result):.1f} times the "
             f"floor (floor: {result.floor_games_per_s:.0f} games/s, CPU {result.floor_cpu_percent:.0f}% of a core)"
             + (f"; errors {result.floor_bot_errors}" if result.floor_bot_errors else ""))
+    if result.floor_workers:
+        pooled = result.floor_workers
+        lines.append(
+            f"  floor with {result.workers} workers (bare Twisted, games handed over): "
+            f"{pooled['cpu_per_game_ms']:.2f} ms per game ({pooled['cpu_per_game_ms'] / result.floor_cpu_per_game_ms:.2f} "
+            f"times the one-process floor's), signing-up share {100 * pooled['signing_up_share']:.1f}%, a worker's CPU "
+            f"per message {pooled['worker_cpu_per_message_us']:.1f} us ({pooled['games_per_s']:.0f} games/s)"
+            + (f"; errors {pooled['errors']}" if pooled["errors"] else ""))
     return "\n".join(lines)
 
 

@@ -61,6 +61,7 @@ class LoadResult:
     floor_games_per_s: float = float("nan")
     floor_cpu_percent: float = float("nan")
     floor_bot_errors: dict[str, int] = field(default_factory=dict)
+    floor_workers: dict[str, Any] = field(default_factory=dict)  # the floor with the host's workers (bench.floor_host)
     workers: int = 0  # the host's worker processes (0: one process)
     main_cpu_s: float = 0.0  # the process that signs players up
     store_cpu_s: float = 0.0  # the store process, the single writer (in host_cpu_s)
