@@ -34,9 +34,11 @@ from its reactor and sent with the game's script number in one ``sendmsg``
 (``SCM_RIGHTS``) on a Unix socket; the worker adopts them
 (``adoptStreamConnection``), replays the script, hangs up and sends the
 game's log back (the script's lines, as many bytes as the host's log),
-which the signing-up process reads and drops. So the signing-up process's
-share of the floor's CPU is what handing over costs bare Twisted at the
-least: the host's share cannot go under it.
+which the signing-up process reads and drops. So its signing-up process's
+CPU per game is the least that signing players up and handing their games
+over cost with Twisted: the host's signing-up process, which does that and
+more, cannot spend less a game. (Its share can be smaller than the floor's,
+as the host's workers do far more than replay.)
 
 What it does not do: parse or check a reply, run the rules, keep a log,
 store a result, time a call, write a log line. Every script is loaded and
