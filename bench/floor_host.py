@@ -312,6 +312,8 @@ def main(argv: list[str] | None = None) -> int:
                         "this process plays them)")
     parser.add_argument("--worker-fd", type=int, help=argparse.SUPPRESS)  # a worker's channel to the first process
     args = parser.parse_args(argv)
+    if args.workers < 0:
+        parser.error(f"--workers: {args.workers} is below 0 (0: this process plays the games)")
     signal.signal(signal.SIGTERM, _exit)  # until the reactor runs and handles it
     from twisted.internet import reactor  # here: importing this module (bench_load does) installs no reactor
 

@@ -112,10 +112,11 @@ def _arithmetic(pairs: list[Pair]) -> str:
 def _against_the_floor(pairs: list[Pair]) -> str:
     """What the goals leave the host for the parts the bare floor with workers (``bench.floor_host --workers``)
     also has, against what that floor spends on them: from the pair whose floor spends least, per game."""
-    usable = [(one, pooled) for one, pooled in pairs if pooled.floor_workers and pooled.games]
+    usable = [(number, one, pooled) for number, (one, pooled) in enumerate(pairs, start=1)
+              if pooled.floor_workers and pooled.games]
     if not usable:
         return "(no bare floor with workers in these runs)"
-    one, pooled = min(usable, key=lambda pair: pair[1].floor_workers["cpu_per_game_ms"])
+    number, one, pooled = min(usable, key=lambda row: row[2].floor_workers["cpu_per_game_ms"])
     bare = pooled.floor_workers
     bare_extra = bare["cpu_per_game_ms"] - pooled.floor_cpu_per_game_ms
     bare_signing_up = bare["cpu_per_game_ms"] * bare["signing_up_share"]
@@ -124,7 +125,7 @@ def _against_the_floor(pairs: list[Pair]) -> str:
     store = 1000 * pooled.store_cpu_s / pooled.games
     signing_up = 0.15 / 0.85 * (worker + store)
     return (
-        f"Against the bare floor with workers (pair {pairs.index((one, pooled)) + 1}: bare Twisted accepting, "
+        f"Against the bare floor with workers (pair {number}: bare Twisted accepting, "
         f"answering each sign-up \"ok\", handing each game's sockets over in one sendmsg, replaying it in a worker "
         f"and reading its log back, nothing else). The ratio: with workers the floor spends {bare_extra:.2f} ms a "
         f"game more than in one process ({bare['cpu_per_game_ms']:.2f} against {pooled.floor_cpu_per_game_ms:.2f}); "
@@ -142,9 +143,9 @@ def _against_the_floor(pairs: list[Pair]) -> str:
 
 def web_report(pairs: list[Pair]) -> str:
     rows = [
-        f"| pair | bots | games/s quiet / under fire (within 15%) | bot's wait for its next question p99, quiet / "
-        f"under fire (at most 1.5x) | host peak memory quiet / under fire | web view's peak memory | "
-        f"refused, removed | visitors: answers, pipelined |",
+        "| pair | bots | games/s quiet / under fire (within 15%) | bot's wait for its next question p99, quiet / "
+        "under fire (at most 1.5x) | host peak memory quiet / under fire | web view's peak memory | "
+        "refused, removed | visitors: answers, pipelined |",
         "|" + "---|" * 8,
     ]
     for index, (quiet, fire) in enumerate(pairs, start=1):
