@@ -169,6 +169,25 @@ def test_a_narrator_keeps_its_last_lines():
     assert list(narrator.lines) == [line for lines in told for line in lines][-5:]
 
 
+def test_a_narrator_that_first_sees_a_game_after_its_moves_began_says_so_and_never_calls_a_move_a_placement():
+    """The live view follows a game from its first picture, which may come after the moves began."""
+    board = generate_board(4, 5, seed=2)
+    whole = Narrator(NAMES[:3], keep=None)
+    late = Narrator(NAMES[:3], keep=None)
+    told: list = []
+
+    def observe(event: str, referee: FishReferee) -> None:
+        said = whole.step(event, referee, [])
+        if referee.turn >= 2:  # a picture first asked for after two moves
+            told.append((said, late.step(event, referee, [])))
+
+    play_local_game([GreedyPlayer(), GreedyPlayer(), GreedyPlayer()], board, observe)
+    first, *rest = told
+    assert texts(first[1]) == [(None, "Followed from here, after the moves began: the replay tells the whole game")]
+    assert [late for _, late in rest] == [whole for whole, _ in rest]  # from there, the same lines as from the start
+    assert any(text.startswith("moved") for said, _ in rest for _, text in texts(said))
+
+
 def test_the_table_is_json_of_plain_values_with_the_documented_fields():
     tables: list = []
 

@@ -20,7 +20,7 @@ from browser import chromium, missing
 from evolution.text import escape
 from hosting import until
 from test_web_browser import NASTY, Page, on_reactor, text
-from webhosting import fish_client, new_web_host
+from webhosting import Gate, fish_client, new_web_host
 
 SKIP = missing()
 FISH = ("--game", "fish", "--start-timeout", "5", "--first-move-timeout", "5", "--signup-timeout", "5")
@@ -50,11 +50,12 @@ class FishBrowserTests(unittest.TestCase):
     skip = SKIP
 
     async def test_a_live_game_shows_the_board_whose_turn_it_is_and_the_last_moves_then_its_result(self) -> None:
-        host = new_web_host(self, *FISH, "--players", "3-3", "--board", "4x5", "--timeout", "5", "--signup-window", "30")
+        host = new_web_host(self, *FISH, "--players", "3-3", "--board", "4x5", "--timeout", "30", "--signup-window", "30")
         clients: list = []
+        placing = Gate()  # no penguin is placed before the page follows the game, however slow the browser
 
         def sign_up(*names: str) -> None:
-            clients.extend(fish_client(host, name, delay=0.12) for name in names)
+            clients.extend(fish_client(host, name, delay=0.12, gate=placing) for name in names)
 
         def browse() -> None:
             with chromium() as browser:
@@ -66,6 +67,8 @@ class FishBrowserTests(unittest.TestCase):
                 self.assertRegex(text(overview, "a.game-card .muted"), r"^(placement|turn \d+) · ")  # Fish's words
                 overview.click("a.game-card")
                 live = overview
+                live.wait_for_selector(".fish-board .tile")
+                on_reactor(placing.open)
                 live.wait_for_selector(".fish-board .penguin")
                 live.evaluate("window.sameDocument = true")
                 self.assertEqual(live.title().split(" · ")[0], live.locator("h1").inner_text())

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from twisted.internet import reactor
-from twisted.internet.defer import Deferred, ensureDeferred
+from twisted.internet.defer import Deferred, ensureDeferred, succeed
 from twisted.internet.protocol import ClientFactory, Protocol
 from twisted.internet.task import deferLater
 from twisted.internet.threads import deferToThread
@@ -246,12 +246,33 @@ class SlowPlayer:
         return deferLater(reactor, self.delay, self.silly.feed_next, state)
 
 
-class SlowFish:
-    """A house player of Fish answering each placement and move after ``delay`` seconds."""
+class Gate:
+    """Holds what waits on it (``wait()``, a Deferred) until it is opened (``open()``)."""
 
-    def __init__(self, strategy: str = "greedy", delay: float = 0.0) -> None:
+    def __init__(self) -> None:
+        self.opened = False
+        self.waiting: list[Deferred] = []
+
+    def wait(self) -> Deferred:
+        if self.opened:
+            return succeed(None)
+        self.waiting.append(Deferred())
+        return self.waiting[-1]
+
+    def open(self) -> None:
+        self.opened = True
+        while self.waiting:
+            self.waiting.pop(0).callback(None)
+
+
+class SlowFish:
+    """A house player of Fish answering each placement and move after ``delay`` seconds,
+    and its first placement not before ``gate`` (a ``Gate``, if any) opens."""
+
+    def __init__(self, strategy: str = "greedy", delay: float = 0.0, gate: Gate | None = None) -> None:
         self.inner = game("fish").strategy(strategy)
         self.delay = delay
+        self.gate = gate
 
     def playing_as(self, color: Any) -> Any:
         return self.inner.playing_as(color)
@@ -260,16 +281,18 @@ class SlowFish:
         return self.inner.playing_with(colors)
 
     def setup(self, state: Any) -> Deferred:
-        return deferLater(reactor, self.delay, self.inner.setup, state)
+        opened = succeed(None) if self.gate is None else self.gate.wait()
+        return opened.addCallback(lambda _: deferLater(reactor, self.delay, self.inner.setup, state))
 
     def take_turn(self, state: Any, actions: Any) -> Deferred:
         return deferLater(reactor, self.delay, self.inner.take_turn, state, actions)
 
 
-def fish_client(host: Any, name: str, strategy: str = "greedy", delay: float = 0.0) -> Deferred:
+def fish_client(host: Any, name: str, strategy: str = "greedy", delay: float = 0.0, gate: Gate | None = None) -> Deferred:
     """A Fish client of ours (the course's protocol) on the host, once its workers are up (``LocalHost.client``);
-    fires with its outcome, or its error."""
-    player = SlowFish(strategy, delay) if strategy in ("greedy", "maximin") else game("fish").strategy(strategy)
+    fires with its outcome, or its error. A greedy or maximin one waits ``delay`` before each answer,
+    and for ``gate`` (a ``Gate``) to open before placing a penguin."""
+    player = SlowFish(strategy, delay, gate) if strategy in ("greedy", "maximin") else game("fish").strategy(strategy)
 
     async def play() -> Any:
         await host.ready()

@@ -41,12 +41,13 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from evolution.games.fish.rules.board import Position
-from evolution.games.fish.rules.referee import PENGUINS, SETUP, TAKE_TURN, FishReferee
+from evolution.games.fish.rules.referee import PENGUINS, PLAYING_AS, PLAYING_WITH, SETUP, TAKE_TURN, FishReferee
 from evolution.games.fish.rules.state import SKIP, GameState, PlayerState
 from evolution.text import plural, short
 
 Json = Any
 LINES_KEPT = 40
+BEFORE_MOVES = (PLAYING_AS, PLAYING_WITH, SETUP)
 REASON_IN_TEXT = 300
 
 
@@ -155,6 +156,10 @@ class Narrator:
     It keeps the state it saw last and tells what changed since: placements,
     moves with the fish they took, skips, removals with their reasons, and a
     marker when the placement and the movement begin and when the game ends.
+    A narrator that first sees a game after its moves began (the live view
+    follows a game from its first picture) says so in a marker and tells
+    only what changes from there: that state cannot tell a placed penguin
+    from a moved one.
     """
 
     def __init__(self, names: Sequence[str], keep: int | None = LINES_KEPT) -> None:
@@ -174,9 +179,12 @@ class Narrator:
         def say(seat: int | None, text: str) -> None:
             new.append({"turn": referee.turn, "step": referee.step, "seat": seat, "text": text})
 
-        self._markers(event, referee, say)
-        for player, text in changes_of(self._state, referee.state):
-            say(referee.seat_of(player.color), text)
+        if self._state is None and referee.step not in BEFORE_MOVES:  # it cannot tell placed penguins from moved ones
+            say(None, "Followed from here, after the moves began: the replay tells the whole game")
+        else:
+            self._markers(event, referee, say)
+            for player, text in changes_of(self._state, referee.state):
+                say(referee.seat_of(player.color), text)
         if event == "skipped" and referee.state.players:
             say(referee.seat_of(referee.state.players[-1].color), "cannot move: skipped")
         for removal in referee.removals[self._removals:]:
