@@ -20,7 +20,7 @@ from twisted.internet.defer import ensureDeferred, gatherResults
 from twisted.internet.utils import getProcessValue
 
 from evolution.host.service import Options, build_host
-from evolution.host.store_writer import StoreWriter
+from evolution.store.writer import StoreWriter
 from evolution.net.signup import HostProtocol
 
 GAMES = 12

@@ -27,9 +27,10 @@ from typing import Any
 
 from twisted.internet.task import LoopingCall, react
 
-from evolution.host.records import GameRecord, seat_records
-from evolution.host.store import ResultsStore, game_operation
-from evolution.host.store_writer import StoreWriter
+from evolution.store.records import GameRecord, seat_records
+from evolution.store.operations import game_operation
+from evolution.store.results_store import ResultsStore
+from evolution.store.writer import StoreWriter
 from evolution.games.evolution.rules.cards import Deck
 from evolution.games.evolution.rules.local import play_local_game
 from evolution.games.evolution.rules.silly import SillyPlayer

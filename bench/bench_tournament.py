@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from evolution.host.demo import HostProcess, free_port
-from evolution.host.store import ResultsStore
+from evolution.store.results_store import ResultsStore
 
 
 def run_bots(port: int, count: int) -> None:

@@ -70,7 +70,7 @@ from zope.interface import implementer
 from evolution.host.descriptor_socket import adopt_channel
 from evolution.host.memory import settle_memory
 from evolution.host.demo import HostProcess
-from evolution.host.store import ResultsStore
+from evolution.store.results_store import ResultsStore
 from evolution.net.json_protocol import write_now
 from evolution.jsonwire.framing import encode_message
 

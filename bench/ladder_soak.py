@@ -54,8 +54,8 @@ from bench.load_processes import (
     stop_host,
 )
 from evolution.host.demo import HostProcess, free_port
-from evolution.host.journal import held
-from evolution.host.store import ResultsStore
+from evolution.store.journal import held
+from evolution.store.results_store import ResultsStore
 
 BOTS = 2000
 SECONDS = 60.0

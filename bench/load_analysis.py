@@ -15,8 +15,8 @@ from typing import Any
 
 from bench.load_processes import percentiles
 from bench.load_result import LoadResult
-from evolution.host.journal import held
-from evolution.host.store import ResultsStore
+from evolution.store.journal import held
+from evolution.store.results_store import ResultsStore
 
 
 def _timestamp(text: str) -> float:

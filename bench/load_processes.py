@@ -92,7 +92,7 @@ def _kind(command: bytes) -> str:
     worker."""
     if b"evolution.web.process" in command or b"evolution.host.read_process" in command:
         return "web"
-    return "store" if b"evolution.host.store_process" in command else "worker"
+    return "store" if b"evolution.store.writer_process" in command else "worker"
 
 
 def cpu_by_kind(kinds: dict[int, str]) -> dict[str, float]:

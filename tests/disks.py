@@ -7,7 +7,7 @@ file that takes every byte left; removing it gives the room back),
 ``freeze(folder)`` and ``thaw(folder)`` (``fsfreeze``: every write to the
 filesystem blocks until the thaw; the test's clean-up always thaws). What a
 store's journal holds, as the next start would read it, is
-``evolution.host.journal.held(path)``.
+``evolution.store.journal.held(path)``.
 """
 
 from __future__ import annotations

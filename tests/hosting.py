@@ -13,8 +13,8 @@ from twisted.trial import unittest
 
 from evolution.host.replay_cli import check
 from evolution.host.service import Options, build_host
-from evolution.host.store import ResultsStore
-from evolution.host.store_writer import StoreWriter
+from evolution.store.results_store import ResultsStore
+from evolution.store.writer import StoreWriter
 from evolution.net.client import play_remote
 from evolution.games.evolution.rules.silly import SillyPlayer
 

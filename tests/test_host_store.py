@@ -11,8 +11,11 @@ import sys
 
 import pytest
 
-from evolution.host.database import APPLICATION_ID, CURRENT_VERSION, SCHEMA_DIR
-from evolution.host.store import GameRecord, ResultsStore, SeatRecord, StoreError, game_operation
+from evolution.store.database import APPLICATION_ID, CURRENT_VERSION, SCHEMA_DIR
+from evolution.store.database import StoreError
+from evolution.store.operations import game_operation
+from evolution.store.records import GameRecord, SeatRecord
+from evolution.store.results_store import ResultsStore
 
 GAME = GameRecord(
     "2026-01-01T00:00:00.000+00:00",

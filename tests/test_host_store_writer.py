@@ -25,10 +25,12 @@ from twisted.internet.protocol import Factory
 from twisted.logger import globalLogPublisher
 from twisted.trial import unittest
 
-from evolution.host.journal import Journal, held as journal_held
-from evolution.host.records import RoundRecord
-from evolution.host.store import GameRecord, ResultsStore, SeatRecord, compressed_log, game_operation, round_over
-from evolution.host.store_writer import StoreWriter
+from evolution.store.journal import Journal, held as journal_held
+from evolution.store.records import RoundRecord
+from evolution.store.operations import compressed_log, game_operation, round_over
+from evolution.store.records import GameRecord, SeatRecord
+from evolution.store.results_store import ResultsStore
+from evolution.store.writer import StoreWriter
 from evolution.net.client import ClientProtocol, conversation
 from evolution.games.evolution.rules.silly import SillyPlayer
 from disks import fill, small_tmpfs

@@ -15,7 +15,7 @@ from twisted.internet.defer import ensureDeferred, gatherResults
 from twisted.trial import unittest
 
 import adversaries as bad
-from evolution.host.records import GameRecord, SeatRecord
+from evolution.store.records import GameRecord, SeatRecord
 from evolution.host.transcripts import transcript, transcript_lines
 from hosting import new_host, until
 

@@ -19,7 +19,7 @@ from twisted.python import usage
 from twisted.trial import unittest
 
 import adversaries as bad
-from evolution.host.store import ResultsStore
+from evolution.store.results_store import ResultsStore
 from evolution.net.lobbies import LadderLobby
 from hosting import LocalHost, host_options, new_host, until
 from webhosting import SlowPlayer

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from evolution.host.demo import HostProcess, free_port, start_clients, wait_for_clients
-from evolution.host.store import ResultsStore
+from evolution.store.results_store import ResultsStore
 
 pytestmark = pytest.mark.slow
 

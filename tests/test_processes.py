@@ -14,7 +14,7 @@ import unicodedata
 import pytest
 
 from evolution.host.demo import HostProcess, free_port, run_clients, start_clients, twistd_command, wait_for_clients
-from evolution.host.store import ResultsStore
+from evolution.store.results_store import ResultsStore
 from evolution.games.evolution.rules.cards import Deck
 from evolution.games.evolution.rules.local import play_local_game
 from evolution.games.evolution.rules.silly import SillyPlayer

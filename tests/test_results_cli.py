@@ -6,7 +6,8 @@ import json
 import unicodedata
 
 from evolution.host.results_cli import main
-from evolution.host.store import GameRecord, ResultsStore, SeatRecord
+from evolution.store.records import GameRecord, SeatRecord
+from evolution.store.results_store import ResultsStore
 
 NASTY = "\x1b[2J\x07evil\r\n\x9b\u2028\u202e"
 REASON = f'invalid reply to choose: action4: "{NASTY}" is not an array'
@@ -63,8 +64,8 @@ def test_the_json_is_ascii_and_gives_back_exactly_what_was_stored(tmp_path, caps
 def tournament_store(tmp_path):
     from dataclasses import replace
 
-    from evolution.host.records import EntrantRecord, RoundRecord, TournamentRecord
-    from evolution.host.store import game_operation, round_over, tournament_begun, tournament_over
+    from evolution.store.records import EntrantRecord, RoundRecord, TournamentRecord
+    from evolution.store.operations import game_operation, round_over, tournament_begun, tournament_over
 
     entrants = (EntrantRecord(1, NASTY), EntrantRecord(2, "x" * 30), EntrantRecord(3, "plain"))
     store = ResultsStore.open(tmp_path / "r.sqlite")

@@ -21,8 +21,8 @@ from twisted.trial import unittest
 
 from disks import fill, freeze, loop_ext4, small_tmpfs, thaw
 from evolution.host.demo import HostProcess, free_port
-from evolution.host.journal import held as journal_held
-from evolution.host.store import ResultsStore
+from evolution.store.journal import held as journal_held
+from evolution.store.results_store import ResultsStore
 from evolution.net.client import play_remote
 from evolution.games.evolution.rules.silly import SillyPlayer
 from hosting import until

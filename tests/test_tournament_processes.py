@@ -26,7 +26,7 @@ from twisted.trial import unittest
 
 from evolution.host.demo import HostProcess, demo_bots, free_port, start_clients, wait_for_clients
 from evolution.host.replay_cli import check
-from evolution.host.store import ResultsStore
+from evolution.store.results_store import ResultsStore
 from evolution.net.client import play_remote
 from evolution.games.evolution.rules.silly import SillyPlayer
 from hosting import until

@@ -12,7 +12,7 @@ from twisted.trial import unittest
 from twisted.web.server import Site
 
 from evolution.host.games import GameRunner, GameSettings
-from evolution.host.store import ResultsStore
+from evolution.store.results_store import ResultsStore
 from evolution.host.transcripts import transcript
 from evolution.text import escape
 from evolution.web.service import web_service

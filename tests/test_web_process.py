@@ -27,7 +27,7 @@ import pytest
 
 from conftest import REPO
 from evolution.host.demo import free_port, run_clients, twistd_command
-from evolution.host.store import ResultsStore
+from evolution.store.results_store import ResultsStore
 
 pytestmark = pytest.mark.slow
 

@@ -13,7 +13,7 @@ from twisted.internet.task import Clock
 from twisted.internet.testing import StringTransport
 
 from conftest import REPO
-from evolution.host.records import EntrantRecord, TournamentRecord
+from evolution.store.records import EntrantRecord, TournamentRecord
 from evolution.net.lobbies import GameLobby, SignupPeriods
 from evolution.net.signup import SignupConfig, SignupFactory
 from evolution.games.evolution.rules.cards import Card
@@ -21,7 +21,8 @@ from evolution.games.evolution.rules.dealer import Dealer
 from evolution.games.evolution.rules.silly import SillyPlayer
 from evolution.games.evolution.rules.species import Species
 from evolution.games.evolution.rules.traits import Trait
-from evolution.web.summaries import leaderboard, lobby_json
+from evolution.store.queries import leaderboard
+from evolution.web.summaries import lobby_json
 from evolution.games.evolution.web.tables import Narrator, describe_reply, table_json
 
 NAMES = ["ann", "bo\u202e", "cy"]

@@ -26,12 +26,14 @@ from twisted.internet.defer import fail, maybeDeferred, succeed
 from twisted.internet.task import Clock
 from twisted.test.iosim import connectedServerAndClient, makeFakeClient
 
-from evolution.host.records import GameRecord
-from evolution.host.store import ResultsStore, game_operation
+from evolution.store.records import GameRecord
+from evolution.store.operations import game_operation
+from evolution.store.results_store import ResultsStore
 from evolution.web.feed import Telling
 from evolution.web.feed_channel import POLL_EVERY, FeedClient, FeedServer
-from evolution.web.reader import Busy
-from evolution.web.view import STORING_WAIT, Encoded, Missing, WebView
+from evolution.store.reader import Busy
+from evolution.store.queries import Missing
+from evolution.web.view import Encoded, STORING_WAIT, WebView
 from webhosting import tournament_operations
 
 

@@ -41,14 +41,9 @@ from twisted.internet.threads import deferToThread
 from twisted.trial import unittest
 
 from evolution.games import game
-from evolution.host.records import EntrantRecord, GameRecord, RoundRecord, SeatRecord, TournamentRecord
-from evolution.host.store import (
-    ResultsStore,
-    game_operation,
-    round_over,
-    tournament_begun,
-    tournament_over,
-)
+from evolution.store.records import EntrantRecord, GameRecord, RoundRecord, SeatRecord, TournamentRecord
+from evolution.store.operations import game_operation, round_over, tournament_begun, tournament_over
+from evolution.store.results_store import ResultsStore
 from evolution.games.evolution.rules.local import run_locally
 from evolution.games.evolution.rules.silly import SillyPlayer
 from evolution.net.client import play_remote

@@ -34,7 +34,7 @@ from typing import Any
 from evolution.cli import ArgumentParser
 from evolution.games import DEFAULT_GAME, GAME_NAMES, game
 from evolution.host.results_cli import format_game, format_ladder, format_tournament
-from evolution.host.store import ResultsStore
+from evolution.store.results_store import ResultsStore
 from evolution.text import plural
 
 

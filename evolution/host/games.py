@@ -40,7 +40,7 @@ played.
 
 A game counts as over, its players are hung up and the next game may start
 whether or not the database took the record at once: the store writer keeps
-it until it does (``evolution.host.store_writer``).
+it until it does (``evolution.store.writer``).
 """
 
 from __future__ import annotations
@@ -58,8 +58,8 @@ from twisted.python.failure import Failure
 
 from evolution.games import Referee
 from evolution.host.game_settings import GameSettings
-from evolution.host.records import GameRecord, seat_records
-from evolution.host.store import game_operation
+from evolution.store.records import GameRecord, seat_records
+from evolution.store.operations import game_operation
 from evolution.net.deadlines import Deadlines
 from evolution.net.game_log import GameLog
 from evolution.net.remote_seat import CallSettings, RemoteSeat

@@ -37,8 +37,8 @@ from twisted.application import service
 from twisted.logger import Logger
 
 from evolution.host.games import GameOutcome, GameRunner, Seating
-from evolution.host.records import GameRecord
-from evolution.host.store import reading
+from evolution.store.records import GameRecord
+from evolution.store.results_store import reading
 from evolution.net.lag import LagProbe
 from evolution.net.lobbies import LadderLobby
 from evolution.net.signup import CLOSED

@@ -4,8 +4,7 @@ Made where the games run, in the host's process (``--workers 0``) or in a
 worker process, and sent to the web view as JSON: so they belong to the
 host, and the web view reads them. Offers ``running_game(game)`` (a game in
 progress: its players with the score they would have now, its turn and
-step), ``tournament_place(id, round)`` (a game's place in a tournament, as
-every game summary shows it), ``Coalesced`` (changes handed on together at
+step), ``Coalesced`` (changes handed on together at
 most so often) and ``LivePictures(runner)``, which follows ``runner.watch``
 (``evolution.host.games.GameRunner``):
 
@@ -29,14 +28,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable
 
+from evolution.store.records import tournament_place
+
 if TYPE_CHECKING:
     from evolution.host.games import RunningGame
 
 Json = Any
-
-
-def tournament_place(tournament_id: int | None, round: int | None) -> Json:
-    return None if tournament_id is None else {"id": tournament_id, "round": round}
 
 
 def running_game(game: RunningGame) -> Json:

@@ -28,7 +28,7 @@ from typing import Any
 from evolution.cli import ArgumentParser, quiet_broken_pipe
 from evolution.coroutines import run_locally
 from evolution.games import DEFAULT_GAME, GAME_NAMES, Game, game
-from evolution.host.records import SeatRecord, TournamentRecord, seat_records
+from evolution.store.records import SeatRecord, TournamentRecord, seat_records
 from evolution.host.results_cli import format_seats, format_standings
 from evolution.host.tournaments import entrant_records
 from evolution.tournament.formats import Knockout, Swiss

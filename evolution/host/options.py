@@ -23,7 +23,7 @@ from typing import Any, NoReturn
 from twisted.python import usage
 
 from evolution import __version__
-from evolution.host.journal import RESERVE_MIB
+from evolution.store.journal import RESERVE_MIB
 from evolution.net.signup import DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_REPLY, DEFAULT_NUMBER_GRACE, SIGNUP_MAX_BYTES
 from evolution.games import DEFAULT_GAME, GAME_NAMES, Game, game
 from evolution.tournament.standings import FINAL_TIEBREAKS, PLAYOFFS

@@ -36,7 +36,7 @@ from twisted.internet.defer import Deferred, succeed
 from twisted.logger import Logger
 
 from evolution.host.games import GameOutcome, GameRunner, GameSettings, Seating, now
-from evolution.host.records import GameRecord, SeatRecord
+from evolution.store.records import GameRecord, SeatRecord
 from evolution.host.workers import WorkerPool
 from evolution.net.handover import Handover, adopt, can_hand_over
 from evolution.net.signup import CLOSED, HostProtocol

@@ -1,7 +1,7 @@
 """The read process: the host's child that reads the results store for the web view.
 
 ``python -m evolution.host.read_process DB``, started by
-``evolution.web.reader.StoreReader``. It reads messages from its standard
+``evolution.store.reader.StoreReader``. It reads messages from its standard
 input (``evolution.host.child``), each ``(n, function, args)`` with a
 function that the pickle names by its module (so only the program's own
 functions travel), calls ``function(store, *args)`` on a read connection of
@@ -18,7 +18,7 @@ import sys
 from typing import Any
 
 from evolution.host.child import messages, quiet_child, send
-from evolution.host.store import ResultsStore
+from evolution.store.results_store import ResultsStore
 
 
 class LazyStore:

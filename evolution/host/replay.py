@@ -26,7 +26,7 @@ from typing import Any, Callable
 from twisted.internet.task import Clock
 
 from evolution.games import Observer, game as game_named
-from evolution.host.records import GameRecord, SeatRecord, seat_records
+from evolution.store.records import GameRecord, SeatRecord, seat_records
 from evolution.net.game_log import GameLog
 from evolution.net.remote_seat import CallSettings, RemoteSeat
 from evolution.outcomes import GameResult

@@ -17,9 +17,10 @@ import json
 import sys
 
 from evolution.cli import ArgumentParser, quiet_broken_pipe
-from evolution.host.records import GameRecord
+from evolution.store.records import GameRecord
 from evolution.host.replay import replay
-from evolution.host.store import ResultsStore, StoreError, reading
+from evolution.store.database import StoreError
+from evolution.store.results_store import reading, ResultsStore
 from evolution.host.transcripts import NoSuchSeat, transcript, transcript_lines
 from evolution.text import plural
 

@@ -30,8 +30,10 @@ from typing import Sequence
 
 from evolution.cli import ArgumentParser, quiet_broken_pipe
 from evolution.games import DEFAULT_GAME, GAME_NAMES, UnknownGame, game as game_named
-from evolution.host.records import EntrantRecord, TournamentRecord
-from evolution.host.store import GameRecord, ResultsStore, SeatRecord, StoreError, reading
+from evolution.store.records import EntrantRecord, TournamentRecord
+from evolution.store.database import StoreError
+from evolution.store.records import GameRecord, SeatRecord
+from evolution.store.results_store import reading, ResultsStore
 from evolution.text import escape, plural, short
 from evolution.tournament.ladder import Standing
 

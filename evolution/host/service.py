@@ -26,11 +26,11 @@ from twisted.internet.defer import succeed
 from twisted.logger import Logger
 
 from evolution.host.games import GameRunner, GameSettings
-from evolution.host.journal import RESERVE_MIB
+from evolution.store.journal import RESERVE_MIB
 from evolution.host.ladder import LadderService, kept_standings
 from evolution.host.options import Options, StartupError, TwistdOptions
-from evolution.host.store import StoreError
-from evolution.host.store_writer import StoreWriter
+from evolution.store.database import StoreError
+from evolution.store.writer import StoreWriter
 from evolution.host.tournament_service import TournamentService
 from evolution.host.tournaments import TournamentSettings
 from evolution.net.lag import LagProbe

@@ -21,8 +21,8 @@ from twisted.internet.defer import Deferred
 from twisted.logger import Logger
 
 from evolution.host.games import GameRunner, now
-from evolution.host.records import EntrantRecord, TournamentRecord
-from evolution.host.store import tournament_begun
+from evolution.store.records import EntrantRecord, TournamentRecord
+from evolution.store.operations import tournament_begun
 from evolution.host.tournaments import TournamentRun, TournamentSettings
 from evolution.net.lobbies import SignupPeriods
 from evolution.text import plural, quoted

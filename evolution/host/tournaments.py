@@ -20,7 +20,7 @@ player still connected hears the dialect's farewell (Fish's ``end``, true
 for the winners) and is hung up on; a winner that fails its farewell is no
 longer a winner, as in the course's reference manager.
 
-Stored as it happens (``evolution.host.store``): the tournament and its
+Stored as it happens (``evolution.store.results_store``): the tournament and its
 entrants when it begins, each game when it ends with the standings after it
 (in one transaction), the standings after each round, the winners and the
 status at the end. A host killed mid-tournament leaves every finished game
@@ -43,8 +43,8 @@ from twisted.internet.defer import Deferred, DeferredList, ensureDeferred, succe
 from twisted.logger import Logger
 
 from evolution.host.games import GameOutcome, GameRunner, Seating, now
-from evolution.host.records import EntrantRecord, GameRecord, RoundRecord, TournamentRecord
-from evolution.host.store import round_over, tournament_begun, tournament_over
+from evolution.store.records import EntrantRecord, GameRecord, RoundRecord, TournamentRecord
+from evolution.store.operations import round_over, tournament_begun, tournament_over
 from evolution.net.signup import PLAYING
 from evolution.text import escape, plural, quoted
 from evolution.tournament.formats import Knockout, Swiss

@@ -29,7 +29,7 @@ from __future__ import annotations
 import json
 from typing import Any, Sequence
 
-from evolution.host.records import GameRecord
+from evolution.store.records import GameRecord
 from evolution.text import escape, plural, quoted
 
 Json = Any

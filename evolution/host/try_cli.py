@@ -36,8 +36,9 @@ from twisted.python import usage
 
 from evolution.cli import ArgumentParser, seconds, whole_number
 from evolution.games import DEFAULT_GAME, GAME_NAMES, game
-from evolution.host.records import GameRecord, SeatRecord
-from evolution.host.store import ResultsStore, StoreError
+from evolution.store.records import GameRecord, SeatRecord
+from evolution.store.database import StoreError
+from evolution.store.results_store import ResultsStore
 from evolution.host.transcripts import transcript, transcript_lines
 from evolution.host.tryout import Tryout, TryoutOutcome, TryoutSettings
 from evolution.text import escape, plural, quoted, short

@@ -41,9 +41,9 @@ from twisted.python.failure import Failure
 
 from evolution.games import game as game_named
 from evolution.host.games import RunningGame
-from evolution.host.records import GameRecord
+from evolution.store.records import GameRecord
 from evolution.host.service import Options, build_host
-from evolution.host.store_writer import StoreWriter
+from evolution.store.writer import StoreWriter
 from evolution.net.client import play_remote
 
 log = Logger()

@@ -31,8 +31,8 @@ from twisted.logger import Logger
 
 from evolution.host.channel import QuietAMP, child_channel, forward_log
 from evolution.host.games import GameOutcome, GameRunner, GameSettings, Seating
-from evolution.host.records import GameRecord
-from evolution.host.store import compressed_log
+from evolution.store.records import GameRecord
+from evolution.store.operations import compressed_log
 from evolution.host.worker_commands import (
     CHANGES_EVERY,
     Back,
@@ -220,7 +220,7 @@ class WorkerSide(QuietAMP):
     @property
     def pictures(self) -> Any:
         if self._pictures is None:
-            from evolution.host.live_pictures import LivePictures, Coalesced  # only when the web view asks
+            from evolution.host.live_pictures import Coalesced, LivePictures  # only when the web view asks
 
             self._pictures = LivePictures(self.runner)
             changes = Coalesced(self.reactor, CHANGES_EVERY, self._send_changes)

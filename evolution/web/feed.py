@@ -28,7 +28,7 @@ from twisted.logger import Logger
 from twisted.python.failure import Failure
 
 from evolution.host.live_pictures import LivePictures
-from evolution.host.store import log_text
+from evolution.store.operations import log_text
 from evolution.web.summaries import lobby_digest, lobby_json
 
 log = Logger()

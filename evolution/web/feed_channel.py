@@ -33,9 +33,9 @@ from twisted.logger import Logger
 from twisted.protocols import amp
 
 from evolution.host.channel import ChildChannel, JSONValue, QuietAMP
-from evolution.host.records import GameRecord
+from evolution.store.records import GameRecord
 from evolution.web.feed import Telling
-from evolution.web.reader import Busy
+from evolution.store.reader import Busy
 
 log = Logger()
 

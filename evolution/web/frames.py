@@ -3,7 +3,7 @@
 Offers ``replay_frames(game, log) -> dict``, which re-runs the game with
 ``evolution.host.replay.replay`` (the same referee, proxies and checks as the
 live game, set up as it was) and keeps the table after every step of the
-referee, drawn by its game (``evolution.games.Drawing``). It runs on a worker thread (``evolution.web.reader``):
+referee, drawn by its game (``evolution.games.Drawing``). It runs on a worker thread (``evolution.store.reader``):
 replaying costs about a millisecond per step, too long for the reactor.
 
     Replay = {"id": int, "frames": [Frame, ...], "reproduced": bool, "differences": [str, ...]}
@@ -25,7 +25,7 @@ from typing import Any
 from twisted.internet.task import Clock
 
 from evolution.games import Drawing, Referee, game as game_named
-from evolution.host.records import GameRecord
+from evolution.store.records import GameRecord
 from evolution.host.replay import replay
 from evolution.net.game_log import GameLog
 

@@ -8,7 +8,7 @@ evolution --web`` when games are played in worker processes) and ``main``
   listen_for_another``: one sentence and status 1 if it cannot be, as
   before), and the web process accepts on it; the host never reads from it.
 - **The process** reads the results store through a read process of its
-  own (``evolution.web.reader``: a read not answered within 5 s is a 503,
+  own (``evolution.store.reader``: a read not answered within 5 s is a 503,
   as in one process; the host's store process and its games never wait for
   it) and the host's live pictures over its channel (``evolution.web.
   feed_channel``: it asks, the host answers, a few questions a second

@@ -48,7 +48,7 @@ from twisted.logger import Logger
 from twisted.web.server import Request
 from zope.interface import implementer
 
-from evolution.web.reader import Busy
+from evolution.store.reader import Busy
 
 log = Logger()
 

@@ -40,7 +40,7 @@ from twisted.web.server import Site
 from evolution.net.endpoints import ListeningService
 from evolution.web.bounds import MAX_CONNECTIONS, BoundedSite, CPUBudget
 from evolution.web.push import Hub
-from evolution.web.reader import StoreReader
+from evolution.store.reader import StoreReader
 from evolution.web.site import WebResource
 from evolution.web.feed import Feed, HostFeed
 from evolution.web.view import WebView

@@ -49,8 +49,9 @@ from twisted.web.server import NOT_DONE_YET, Request
 
 from evolution.games import GAME_NAMES, game
 from evolution.web.push import Hub, Message
-from evolution.web.reader import Busy
-from evolution.web.view import Encoded, Missing, WebView
+from evolution.store.reader import Busy
+from evolution.store.queries import Missing
+from evolution.web.view import Encoded, WebView
 
 log = Logger()
 

@@ -3,7 +3,7 @@
 Offers ``WebView``. ``WebView(feed, reader, clock)`` follows the host's feed
 (``evolution.web.feed``: in the host's process, or over a channel from the
 web view's own) and answers, as JSON (Deferreds: the store is read in the
-reader's process, ``evolution.web.reader``, where a read not answered in
+reader's process, ``evolution.store.reader``, where a read not answered in
 time fails with ``Unanswered``, a 503; a running game is drawn where it is
 played):
 
@@ -44,24 +44,26 @@ from twisted.internet.defer import Deferred, fail, maybeDeferred, succeed
 from twisted.logger import Logger
 from twisted.python.failure import Failure
 
-from evolution.host.records import GameRecord
+from evolution.store.records import GameRecord
 from evolution.host.transcripts import NoSuchSeat, transcript
 from evolution.web.feed import Feed, gathered
 from evolution.web.frames import replay_frames
-from evolution.web.reader import (
-    Busy,
-    StoreReader,
+from evolution.store.queries import (
+    RECENT,
+    Missing,
     all_tournaments,
+    finished_game,
     game_and_log,
+    ladder,
     recent_games,
     stored_game,
+    stored_overview,
     tournament_and_games,
 )
-from evolution.web.summaries import LEADERS, finished_game, leaderboard
+from evolution.store.reader import Busy, StoreReader
 
 log = Logger()
 Json = Any
-RECENT = 10
 REPLAYS_KEPT = 16
 STORED_MAX_AGE = 10.0
 STORING_WAIT = 5.0  # seconds a read of a game just over waits for the feed to say it is over and stored
@@ -78,10 +80,6 @@ class Encoded:
     def of(cls, value: Json) -> Encoded:
         plain = json.dumps(value, separators=(",", ":")).encode("ascii")
         return cls(plain, gzip.compress(plain, 6))
-
-
-class Missing(Exception):
-    """What was asked for does not exist; the message says what."""
 
 
 class Shared:
@@ -128,20 +126,6 @@ def _stored_replay(store: Any, game_id: int) -> Encoded:
     if record is None:
         raise Missing(f"there is no game {game_id}")
     return _replay(record, entries)
-
-
-def _ladder(store: Any, game: str, limit: int | None = None) -> list[Json]:
-    return [standing.to_json(rank) for rank, standing in store.ladder(game, limit)]
-
-
-def _stored_overview(store: Any, game: str) -> Json:
-    tournaments = all_tournaments(store)
-    return {
-        "recent_games": [finished_game(game) for game in recent_games(store, RECENT)],
-        "tournaments": [tournament.to_json() for tournament in tournaments],
-        "leaderboard": leaderboard(tournaments),
-        "ladder": _ladder(store, game, LEADERS),
-    }
 
 
 def _transcript(record: GameRecord | None, entries: list | None, game_id: int, seat: int | None) -> Json:
@@ -266,7 +250,7 @@ class WebView:
         if self.clock.seconds() - self._stored_at < STORED_MAX_AGE:
             return succeed(self._stored)
         reading = self._reading.read
-        return reading("stored", lambda: self.reader.read(_stored_overview, self.feed.game), self._stored_read)
+        return reading("stored", lambda: self.reader.read(stored_overview, self.feed.game), self._stored_read)
 
     def _stored_read(self, result: Any) -> Json:
         """A read the store does not answer in time is a 503 (the reader logs it); another failure leaves the
@@ -373,7 +357,7 @@ class WebView:
     # -- tournaments and the ladder ---------------------------------------------------
 
     def ladder(self) -> Deferred[list[Json]]:
-        return self.reader.read(_ladder, self.feed.game)
+        return self.reader.read(ladder, self.feed.game)
 
     def tournaments(self) -> Deferred[list[Json]]:
         def merged(found: list[Any]) -> list[Json]:

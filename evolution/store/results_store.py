@@ -2,10 +2,10 @@
 
 Offers ``ResultsStore``:
 
-- ``open(path)`` (``evolution.host.database.connect``: refuses what is not
+- ``open(path)`` (``evolution.store.database.connect``: refuses what is not
   ours, creates or upgrades the rest);
 - writes, each one transaction that may be applied twice without harm (the
-  journal, ``evolution.host.journal``, replays them after a failure):
+  journal, ``evolution.store.journal``, replays them after a failure):
   ``apply(operation)`` for an operation made by ``game_operation``,
   ``tournament_begun``, ``round_over`` or ``tournament_over`` (plain data,
   JSON but for a game's log compressed already, bytes: each can wait in a
@@ -20,105 +20,30 @@ Offers ``ResultsStore``:
 - ``next_ids()``: the first free game and tournament ids (the host numbers
   its games itself, so a game keeps its id while it waits in the journal);
 
-``compressed_log(text)`` and ``log_text(blob)``, a message log as the store
-keeps it and back; and ``reading(path, use)``, what the command-line tools do
-with a store: open an existing one, use it, close it.
+and ``reading(path, use)``, what the command-line tools do with a store:
+open an existing one, use it, close it. The operations themselves are
+``evolution.store.operations``.
 
 The host never calls the write methods itself: they run in its store process
-(``evolution.host.store_process``). The command-line tools read on their own.
+(``evolution.store.writer_process``). The command-line tools read on their own.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
-import zlib
 from pathlib import Path
-from typing import Any, Callable, Iterable, TypeVar
+from typing import Any, Callable, TypeVar
 
 from evolution.games import DEFAULT_GAME
-from evolution.host.database import StoreError, connect, stored
-from evolution.host.records import EntrantRecord, GameRecord, RoundRecord, SeatRecord, TournamentRecord
+from evolution.store.database import StoreError, connect, stored
+from evolution.store.operations import Operation, game_operation, log_blob, log_text
+from evolution.store.records import EntrantRecord, GameRecord, RoundRecord, SeatRecord, TournamentRecord
 from evolution.tournament.ladder import Standing, ranked
 from evolution.tournament.scoring import places
 
 LOG_FORMAT = 1
-Operation = dict[str, Any]
-
-__all__ = ["GameRecord", "ResultsStore", "SeatRecord", "StoreError", "game_operation", "reading"]
-
 T = TypeVar("T")
-
-
-# -- operations: what a write is, as data -------------------------------------------
-
-
-def game_operation(
-    game: GameRecord, log: list | str | bytes | None = None, entrants: Iterable[EntrantRecord] | None = None
-) -> Operation:
-    """Store a game (it must carry its id) with its message log: entries, their JSON text (ASCII), or that
-    text compressed already (``zlib``, as a worker process sends it: the store keeps it as it is).
-
-    A tournament's game carries its ``entrants``' standings as they are with it, stored in the same
-    transaction: the standings stored always count every game stored, even mid-round.
-    """
-    if game.id is None:
-        raise ValueError("a game is stored under the id the host gave it")
-    operation = {"op": "game", "game": game.to_json(), "log": log}
-    if entrants is not None:
-        operation["entrants"] = [_plain(entrant) for entrant in entrants]
-    return operation
-
-
-def compressed_log(text: str) -> bytes:
-    """A message log's JSON text (ASCII) as the store keeps it."""
-    return zlib.compress(text.encode("ascii"), 6)
-
-
-def log_text(blob: bytes) -> str:
-    """A message log's JSON text, from the form the store keeps it in (``compressed_log``)."""
-    return zlib.decompress(blob).decode("ascii")
-
-
-def _log_blob(log: list | str | bytes | None) -> bytes | None:
-    if log is None or isinstance(log, bytes):
-        return log
-    return compressed_log(log if isinstance(log, str) else json.dumps(log, separators=(",", ":")))
-
-
-def tournament_begun(tournament: TournamentRecord) -> Operation:
-    return {"op": "tournament-begun", "tournament": _tournament_json(tournament)}
-
-
-def round_over(tournament_id: int, round: RoundRecord, entrants: Iterable[EntrantRecord]) -> Operation:
-    """A round is over: its summary, and every entrant's standing after it."""
-    return {
-        "op": "round-over",
-        "tournament": tournament_id,
-        "round": _plain(round),
-        "entrants": [_plain(entrant) for entrant in entrants],
-    }
-
-
-def tournament_over(tournament_id: int, status: str, ended_at: str, entrants: Iterable[EntrantRecord]) -> Operation:
-    return {
-        "op": "tournament-over",
-        "tournament": tournament_id,
-        "status": status,
-        "ended_at": ended_at,
-        "entrants": [_plain(entrant) for entrant in entrants],
-    }
-
-
-def _plain(value: Any) -> dict[str, Any]:
-    return {name: getattr(value, name) for name in value.__dataclass_fields__}
-
-
-def _tournament_json(tournament: TournamentRecord) -> dict[str, Any]:
-    data = _plain(tournament)
-    data["entrants"] = [_plain(entrant) for entrant in tournament.entrants]
-    data["rounds"] = []
-    return data
 
 
 class ResultsStore:
@@ -181,7 +106,7 @@ class ResultsStore:
                 for p in game.players
             ],
         )
-        blob = _log_blob(log)
+        blob = log_blob(log)
         if blob is not None:
             execute("INSERT INTO game_logs (game_id, format, log) VALUES (?, ?, ?)", (game.id, LOG_FORMAT, blob))
         if entrants and game.tournament_id is not None:

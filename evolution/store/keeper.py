@@ -34,8 +34,9 @@ import sqlite3
 from pathlib import Path
 from typing import Callable
 
-from evolution.host.journal import Journal, Operation, operation_text
-from evolution.host.store import ResultsStore, StoreError
+from evolution.store.journal import Journal, Operation, operation_text
+from evolution.store.database import StoreError
+from evolution.store.results_store import ResultsStore
 
 Report = Callable[[str, str], None]
 

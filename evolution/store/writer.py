@@ -6,19 +6,19 @@ journal's room on the disk, opens the database, applies what the journal of
 an earlier run still holds, marks tournaments a killed host left running as
 interrupted, and numbers games and tournaments on from there; problems are
 one ``StoreError``. ``write(operation)`` (an operation of
-``evolution.host.store``) returns a ``Deferred`` that fires with ``True``
+``evolution.store.results_store``) returns a ``Deferred`` that fires with ``True``
 once the database holds the write, or ``False`` once it is kept for later;
 it never fails. ``idle()`` fires once every write handed over so far is
 done; ``waiting`` counts the writes the database has not taken yet.
 ``close()`` ends the store process and waits for it, ``stop_limit`` seconds
 at most.
 
-Every write is done by the store process (``evolution.host.store_process``:
-the rules are ``evolution.host.store_keeper``'s), started with the first
+Every write is done by the store process (``evolution.store.writer_process``:
+the rules are ``evolution.store.keeper``'s), started with the first
 write: a slow disk, a lock held by another process or a long commit never
 holds the reactor, and a hung disk never holds the host's own process. It
 keeps its order, and the journal (``<db>.pending``, in room reserved
-beforehand: ``evolution.host.journal``) keeps what the database refuses.
+beforehand: ``evolution.store.journal``) keeps what the database refuses.
 
 Never lost, while a process can run: a write handed over is in the store
 process's memory at once (it reads its input whatever the disk does); if
@@ -39,10 +39,11 @@ from twisted.internet.defer import Deferred, succeed
 from twisted.logger import Logger, LogLevel
 
 from evolution.host.child import ChildProcess
-from evolution.host.database import BUSY_TIMEOUT_MS, StoreError, check_path, connect
-from evolution.host.journal import LOCK_WAIT, RESERVE, InUse, Journal, operation_text
-from evolution.host.store import Operation, ResultsStore
-from evolution.host.store_keeper import Keeper, describe
+from evolution.store.database import BUSY_TIMEOUT_MS, StoreError, check_path, connect
+from evolution.store.journal import LOCK_WAIT, RESERVE, InUse, Journal, operation_text
+from evolution.store.operations import Operation
+from evolution.store.results_store import ResultsStore
+from evolution.store.keeper import Keeper, describe
 
 log = Logger()
 
@@ -166,7 +167,7 @@ class StoreWriter:
             str(self.path), "--journal-fd", str(JOURNAL_FD), "--reserve", str(self.reserve),
             "--busy-timeout-ms", str(self.busy_timeout_ms), "--retry-delays", ",".join(map(str, self.retry_delays)),
         ]
-        child = ChildProcess(self.reactor, "store process", "evolution.host.store_process", args, self._heard,
+        child = ChildProcess(self.reactor, "store process", "evolution.store.writer_process", args, self._heard,
                              descriptors={JOURNAL_FD: self.journal.fd})
         self._child = child
         child.start()

@@ -1,7 +1,7 @@
 """The store process: the host's child that writes the results database and its journal.
 
-``python -m evolution.host.store_process DB --journal-fd 3 ...``, started by
-``evolution.host.store_writer.StoreWriter``, which hands down the journal's
+``python -m evolution.store.writer_process DB --journal-fd 3 ...``, started by
+``evolution.store.writer.StoreWriter``, which hands down the journal's
 open file (and with it the lock on the database). It reads messages from its
 standard input (``evolution.host.child``):
 
@@ -31,10 +31,10 @@ from pathlib import Path
 from typing import BinaryIO
 
 from evolution.host.child import messages, quiet_child, send
-from evolution.host.database import connect
-from evolution.host.journal import Journal
-from evolution.host.store import ResultsStore
-from evolution.host.store_keeper import Keeper
+from evolution.store.database import connect
+from evolution.store.journal import Journal
+from evolution.store.results_store import ResultsStore
+from evolution.store.keeper import Keeper
 
 
 def _read_input(stream: BinaryIO, inbox: queue.Queue) -> None:
@@ -83,7 +83,7 @@ def serve(keeper: Keeper, inbox: queue.Queue, out: BinaryIO, delays: list[float]
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m evolution.host.store_process")
+    p = argparse.ArgumentParser(prog="python -m evolution.store.writer_process")
     p.add_argument("db")
     p.add_argument("--journal-fd", type=int, required=True)
     p.add_argument("--reserve", type=int, required=True)

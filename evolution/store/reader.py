@@ -19,10 +19,7 @@ with its 503):
   is logged too); while one is overdue, new reads fail at once with
   ``Unanswered`` rather than queue behind it;
 
-and the reads the pages need, each a handful of small queries:
-``recent_games(store, limit, before)``, ``game_and_log(store, id)``,
-``stored_game(store, id)``, ``tournament_and_games(store, id)``,
-``all_tournaments(store)``.
+The reads themselves are ``evolution.store.queries``.
 
 SQLite in WAL mode lets this connection read while the store process
 writes. A process and not a thread: a read on a hung disk blocks in the
@@ -39,8 +36,7 @@ from twisted.internet.defer import Deferred, fail, succeed
 from twisted.logger import Logger
 
 from evolution.host.child import ChildProcess
-from evolution.host.records import GameRecord, TournamentRecord
-from evolution.host.store import ResultsStore
+from evolution.store.results_store import ResultsStore
 
 log = Logger()
 T = TypeVar("T")
@@ -162,29 +158,3 @@ class StoreReader:
                       status=status)
         for number in list(self._calls):
             self._fail(number, RuntimeError("the read process ended"))
-
-
-# -- reads (in the read process) -------------------------------------------------
-
-
-def recent_games(store: ResultsStore, limit: int, before: int | None = None) -> list[GameRecord]:
-    """The newest ``limit`` stored games with ids below ``before``, newest first."""
-    return store.recent_games(limit, before)
-
-
-def game_and_log(store: ResultsStore, game_id: int) -> tuple[GameRecord | None, list | None]:
-    game = store.game(game_id)
-    return game, (store.game_log(game_id) if game is not None else None)
-
-
-def stored_game(store: ResultsStore, game_id: int) -> GameRecord | None:
-    return store.game(game_id)
-
-
-def tournament_and_games(store: ResultsStore, tournament_id: int) -> tuple[TournamentRecord | None, list[GameRecord]]:
-    tournament = store.tournament(tournament_id)
-    return tournament, (store.games(tournament_id) if tournament is not None else [])
-
-
-def all_tournaments(store: ResultsStore) -> list[TournamentRecord]:
-    return store.tournaments()

@@ -2,7 +2,7 @@
 
 Offers ``connect(path)``, a ``sqlite3.Connection`` on an Evolution results
 database at the current version (created if the file is new or empty,
-upgraded step by step from the versioned files in ``store_schemas/``),
+upgraded step by step from the versioned files in ``sql/``),
 ``check_path(path)`` (the path alone: a folder, or a missing folder, is
 refused before anything is made beside it), ``StoreError`` (one sentence
 saying what is wrong with the file), ``stored`` (a text value as the
@@ -37,7 +37,7 @@ import sqlite3
 import time
 from pathlib import Path
 
-SCHEMA_DIR = Path(__file__).resolve().parent / "store_schemas"
+SCHEMA_DIR = Path(__file__).resolve().parent / "sql"
 CURRENT_VERSION = 4
 APPLICATION_ID = 0x45766F6C  # "Evol"
 BUSY_TIMEOUT_MS = 5000

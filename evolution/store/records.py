@@ -220,3 +220,8 @@ class TournamentRecord:
 
 def _rounded(value: float | None) -> float | None:
     return None if value is None else round(value, 3)
+
+
+def tournament_place(tournament_id: int | None, round: int | None) -> dict[str, Any] | None:
+    """A game's place in a tournament, as every game's summary shows it (None: not a tournament's game)."""
+    return None if tournament_id is None else {"id": tournament_id, "round": round}
