@@ -12,7 +12,7 @@ from twisted.internet.defer import gatherResults
 from twisted.trial import unittest
 
 from conftest import REPO
-from evolution.host.transcripts import transcript, transcript_lines
+from evolution.replays.transcripts import transcript, transcript_lines
 from hosting import new_host, until
 
 GUIDE = REPO / "schemas" / "README.md"

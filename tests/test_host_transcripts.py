@@ -16,7 +16,7 @@ from twisted.trial import unittest
 
 import adversaries as bad
 from evolution.store.records import GameRecord, SeatRecord
-from evolution.host.transcripts import transcript, transcript_lines
+from evolution.replays.transcripts import transcript, transcript_lines
 from hosting import new_host, until
 
 QUICK = ("--timeout", "0.3", "--signup-window", "0.2", "--signup-timeout", "0.3")

@@ -13,7 +13,7 @@ from twisted.web.server import Site
 
 from evolution.host.games import GameRunner, GameSettings
 from evolution.store.results_store import ResultsStore
-from evolution.host.transcripts import transcript
+from evolution.replays.transcripts import transcript
 from evolution.text import escape
 from evolution.web.service import web_service
 from hosting import until

@@ -33,7 +33,8 @@ from evolution.web.feed import Telling
 from evolution.web.feed_channel import POLL_EVERY, FeedClient, FeedServer
 from evolution.store.reader import Busy
 from evolution.store.queries import Missing
-from evolution.web.view import Encoded, STORING_WAIT, WebView
+from evolution.web.read_process import READS, Encoded
+from evolution.web.view import STORING_WAIT, WebView
 from webhosting import tournament_operations
 
 
@@ -95,10 +96,10 @@ class Reader:
         self.store = store
         self.busy = False
 
-    def read(self, function: Any, *args: Any) -> Any:
+    def read(self, name: str, *args: Any) -> Any:
         if self.busy:
             return fail(Busy("the web view is busy; try again in a moment"))
-        return maybeDeferred(function, self.store, *args)
+        return maybeDeferred(READS[name], self.store, *args)
 
 
 def answered(deferred: Any) -> bool:

@@ -7,7 +7,7 @@ cannot be replayed (no such game, no log, aborted); 2 for bad arguments.
 
 ``--transcript [--seat N] [--json]`` prints instead what each seat (or seat
 N) received and sent, with times, and how a removed seat left the game
-(``evolution.host.transcripts``); any stored game with a log has one, an
+(``evolution.replays.transcripts``); any stored game with a log has one, an
 aborted one too. Exit status 1 when there is no such game, seat or log.
 """
 
@@ -18,10 +18,10 @@ import sys
 
 from evolution.cli import ArgumentParser, quiet_broken_pipe
 from evolution.store.records import GameRecord
-from evolution.host.replay import replay
+from evolution.replays.rerun import replay
 from evolution.store.database import StoreError
 from evolution.store.results_store import reading, ResultsStore
-from evolution.host.transcripts import NoSuchSeat, transcript, transcript_lines
+from evolution.replays.transcripts import NoSuchSeat, transcript, transcript_lines
 from evolution.text import plural
 
 

@@ -9,7 +9,7 @@ ladder plays them (``evolution.host.tryout``). It prints a line as each game
 ends, then a table: each game's rank, score and the house's scores, or the
 removal with its turn, step and exact reason; for the first removal, the
 transcript of what the bot's seat received and sent
-(``evolution.host.transcripts``); and, when the bot's command could not be
+(``evolution.replays.transcripts``); and, when the bot's command could not be
 run or went silent, its last lines of output.
 
 Exit status: 0 when the bot sat in every game and was never removed; 1 when
@@ -39,7 +39,7 @@ from evolution.games import DEFAULT_GAME, GAME_NAMES, game
 from evolution.store.records import GameRecord, SeatRecord
 from evolution.store.database import StoreError
 from evolution.store.results_store import ResultsStore
-from evolution.host.transcripts import transcript, transcript_lines
+from evolution.replays.transcripts import transcript, transcript_lines
 from evolution.host.tryout import Tryout, TryoutOutcome, TryoutSettings
 from evolution.text import escape, plural, quoted, short
 

@@ -1,19 +1,19 @@
 """Reading the results store for the web view, in a process of its own, with a time limit.
 
-Offers ``StoreReader(path, reactor, max_waiting, read_limit)``, ``Busy``
-and ``Unanswered`` (a ``Busy``: each message is the sentence a page shows
-with its 503):
+Offers ``StoreReader(path, reactor, program, max_waiting, read_limit)``,
+``Busy`` and ``Unanswered`` (a ``Busy``: each message is the sentence a
+page shows with its 503):
 
 - ``start()`` / ``stop()`` (the web service calls them; the read process
   starts once the reactor runs, or with the first read, and ends with
   ``stop()``, which fires once it has, or after ``STOP_LIMIT`` seconds);
-- ``read(function, *args)``: ``function(store, *args)`` in the read process
-  (``evolution.host.read_process``, its own read connection), firing on the
-  reactor with the result. ``function`` must be a module-level function of
-  this program (it travels by name); the arguments and the result travel
-  pickled. Reads keep their order. At most ``max_waiting`` wait at once; one
-  more fails at once with ``Busy``, so a flood of requests cannot queue
-  unbounded work;
+- ``read(name, *args)``: the read function ``name`` of the read process
+  (``python -m PROGRAM DB``, its own read connection: the web view's is
+  ``evolution.web.read_process``, whose fixed list of reads refuses any
+  other name), firing on the reactor with the result. The arguments and the
+  result travel pickled. Reads keep their order. At most ``max_waiting``
+  wait at once; one more fails at once with ``Busy``, so a flood of requests
+  cannot queue unbounded work;
 - a read not answered within ``read_limit`` seconds fails with
   ``Unanswered``, and is logged (once, until the store answers again, which
   is logged too); while one is overdue, new reads fail at once with
@@ -30,7 +30,7 @@ the host's own process from ending (``evolution.host.child``).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Callable, TypeVar
+from typing import Any
 
 from twisted.internet.defer import Deferred, fail, succeed
 from twisted.logger import Logger
@@ -39,7 +39,6 @@ from evolution.host.child import ChildProcess
 from evolution.store.results_store import ResultsStore
 
 log = Logger()
-T = TypeVar("T")
 MAX_WAITING = 32
 READ_LIMIT = 5.0
 STOP_LIMIT = 2.0  # seconds stop() waits for the read process to end (it ends by itself later if its disk hangs)
@@ -55,10 +54,12 @@ class Unanswered(Busy):
 
 class StoreReader:
     def __init__(
-        self, path: str | Path, reactor: Any, max_waiting: int = MAX_WAITING, read_limit: float = READ_LIMIT
+        self, path: str | Path, reactor: Any, program: str, max_waiting: int = MAX_WAITING,
+        read_limit: float = READ_LIMIT,
     ) -> None:
         self.path = Path(path)
         self.reactor = reactor
+        self.program = program
         self.max_waiting = max_waiting
         self.read_limit = read_limit
         self.running = False
@@ -93,7 +94,7 @@ class StoreReader:
         child, self._child = self._child, None
         return child.finish(STOP_LIMIT) if child is not None else succeed(True)
 
-    def read(self, function: Callable[..., T], *args: Any) -> Deferred[T]:
+    def read(self, name: str, *args: Any) -> Deferred[Any]:
         if self.overdue_since is not None:
             return fail(self._unanswered())
         if len(self._calls) >= self.max_waiting:
@@ -103,11 +104,11 @@ class StoreReader:
         self._count += 1
         done: Deferred = Deferred()
         self._calls[self._count] = (done, self.reactor.callLater(self.read_limit, self._overdue, self._count))
-        self._child.send((self._count, function, args))
+        self._child.send((self._count, name, args))
         return done
 
     def _start_child(self) -> None:
-        child = ChildProcess(self.reactor, "read process", "evolution.host.read_process", [str(self.path)],
+        child = ChildProcess(self.reactor, "read process", self.program, [str(self.path)],
                              self._answered)
         self._child = child
         child.start()

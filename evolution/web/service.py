@@ -41,6 +41,7 @@ from evolution.net.endpoints import ListeningService
 from evolution.web.bounds import MAX_CONNECTIONS, BoundedSite, CPUBudget
 from evolution.web.push import Hub
 from evolution.store.reader import StoreReader
+from evolution.web import read_process
 from evolution.web.site import WebResource
 from evolution.web.feed import Feed, HostFeed
 from evolution.web.view import WebView
@@ -78,7 +79,7 @@ class WebApp:
         **settings: Any,
     ) -> None:
         self.feed = feed if feed is not None else HostFeed(runner, lobby, tournaments, reactor)
-        self.reader = StoreReader(db_path, reactor)
+        self.reader = StoreReader(db_path, reactor, read_process.__name__)
         self.view = WebView(self.feed, self.reader, reactor)
         self.hub = Hub(reactor, **settings)
         self.view.changed = self.hub.mark

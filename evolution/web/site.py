@@ -51,7 +51,8 @@ from evolution.games import GAME_NAMES, game
 from evolution.web.push import Hub, Message
 from evolution.store.reader import Busy
 from evolution.store.queries import Missing
-from evolution.web.view import Encoded, WebView
+from evolution.web.read_process import Encoded
+from evolution.web.view import WebView
 
 log = Logger()
 

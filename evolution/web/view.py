@@ -11,7 +11,7 @@ played):
   with their standings, recent games, the rating leaderboard, the top of the
   host's game's ladder;
 - ``games(limit, before)``, ``game(id)``, ``is_running(id)``, ``live_game(id)``, ``replay(id)``,
-  ``transcript(id, seat=None)`` (``evolution.host.transcripts``);
+  ``transcript(id, seat=None)`` (``evolution.replays.transcripts``);
 - ``tournaments()``, ``tournament(id)``, ``ladder()`` (the whole ladder, as ``evolution-results
   --ladder --json`` prints it; read from the store, which each ladder game updates).
 
@@ -34,52 +34,24 @@ while someone watches.
 
 from __future__ import annotations
 
-import gzip
-import json
 from collections import OrderedDict
-from dataclasses import dataclass
 from typing import Any, Callable
 
 from twisted.internet.defer import Deferred, fail, maybeDeferred, succeed
 from twisted.logger import Logger
 from twisted.python.failure import Failure
 
-from evolution.store.records import GameRecord
-from evolution.host.transcripts import NoSuchSeat, transcript
-from evolution.web.feed import Feed, gathered
-from evolution.web.frames import replay_frames
-from evolution.store.queries import (
-    RECENT,
-    Missing,
-    all_tournaments,
-    finished_game,
-    game_and_log,
-    ladder,
-    recent_games,
-    stored_game,
-    stored_overview,
-    tournament_and_games,
-)
+from evolution.store.queries import RECENT, Missing, finished_game
 from evolution.store.reader import Busy, StoreReader
+from evolution.store.records import GameRecord
+from evolution.web.feed import Feed, gathered
+from evolution.web.read_process import Encoded
 
 log = Logger()
 Json = Any
 REPLAYS_KEPT = 16
 STORED_MAX_AGE = 10.0
 STORING_WAIT = 5.0  # seconds a read of a game just over waits for the feed to say it is over and stored
-
-
-@dataclass(frozen=True)
-class Encoded:
-    """A JSON answer, encoded once (off the reactor), plain and gzipped."""
-
-    plain: bytes
-    gzipped: bytes
-
-    @classmethod
-    def of(cls, value: Json) -> Encoded:
-        plain = json.dumps(value, separators=(",", ":")).encode("ascii")
-        return cls(plain, gzip.compress(plain, 6))
 
 
 class Shared:
@@ -108,44 +80,6 @@ class Shared:
         outcome = done(result)
         for waiter in self._waiters.pop(key):
             waiter.callback(outcome)
-
-
-def _replay(record: GameRecord, entries: list | None) -> Encoded:
-    if entries is None:
-        raise Missing(f"game {record.id} has no stored message log to replay")
-    return Encoded.of(replay_frames(record, entries))
-
-
-def _replay_of_text(_store: Any, record: GameRecord, log_text: str) -> Encoded:
-    """A game the host still holds in memory, replayed in the read process (the work is not the reactor's)."""
-    return _replay(record, json.loads(log_text))
-
-
-def _stored_replay(store: Any, game_id: int) -> Encoded:
-    record, entries = game_and_log(store, game_id)
-    if record is None:
-        raise Missing(f"there is no game {game_id}")
-    return _replay(record, entries)
-
-
-def _transcript(record: GameRecord | None, entries: list | None, game_id: int, seat: int | None) -> Json:
-    if record is None:
-        raise Missing(f"there is no game {game_id}")
-    if entries is None:
-        raise Missing(f"game {game_id} has no stored message log")
-    try:
-        return transcript(record, entries, seat)
-    except NoSuchSeat as error:
-        raise Missing(str(error)) from None
-
-
-def _transcript_of_text(_store: Any, record: GameRecord, log_text: str, seat: int | None) -> Json:
-    """A game the host still holds in memory, its transcript made in the read process."""
-    return _transcript(record, json.loads(log_text), record.id, seat)
-
-
-def _stored_transcript(store: Any, game_id: int, seat: int | None) -> Json:
-    return _transcript(*game_and_log(store, game_id), game_id, seat)
 
 
 class WebView:
@@ -250,7 +184,7 @@ class WebView:
         if self.clock.seconds() - self._stored_at < STORED_MAX_AGE:
             return succeed(self._stored)
         reading = self._reading.read
-        return reading("stored", lambda: self.reader.read(stored_overview, self.feed.game), self._stored_read)
+        return reading("stored", lambda: self.reader.read("stored_overview", self.feed.game), self._stored_read)
 
     def _stored_read(self, result: Any) -> Json:
         """A read the store does not answer in time is a 503 (the reader logs it); another failure leaves the
@@ -294,7 +228,7 @@ class WebView:
             ids = sorted((i for i in games if before is None or i < before), reverse=True)
             return [games[i] for i in ids[:limit]]
 
-        return gathered([self.reader.read(recent_games, limit, before), self.feed.running()]).addCallback(merged)
+        return gathered([self.reader.read("recent_games", limit, before), self.feed.running()]).addCallback(merged)
 
     def is_running(self, game_id: int) -> bool:
         return self.feed.is_running(game_id)
@@ -319,7 +253,7 @@ class WebView:
     def _finished_or_stored(self, game_id: int) -> Any:
         if game_id in self.finished:
             return self.finished_json(self.finished[game_id])
-        return self.reader.read(stored_game, game_id).addCallback(
+        return self.reader.read("stored_game", game_id).addCallback(
             lambda record: None if record is None else self.finished_json(record)
         )
 
@@ -335,8 +269,8 @@ class WebView:
     def _read_replay(self, game_id: int) -> Deferred[Encoded]:
         log_text = self.feed.finished_log(game_id) if game_id in self.finished else None
         if log_text is not None:
-            return self.reader.read(_replay_of_text, self.finished[game_id], log_text)
-        return self._once(self._in_store, game_id, lambda: self.reader.read(_stored_replay, game_id))
+            return self.reader.read("replay_of_text", self.finished[game_id], log_text)
+        return self._once(self._in_store, game_id, lambda: self.reader.read("stored_replay", game_id))
 
     def transcript(self, game_id: int, seat: int | None = None) -> Deferred[Json]:
         """What each seat of a finished game (or one) received and sent; fails with ``Missing`` if there is none."""
@@ -344,8 +278,8 @@ class WebView:
             return fail(Missing(f"game {game_id} is still running: its transcript comes when it is over"))
         log_text = self.feed.finished_log(game_id) if game_id in self.finished else None
         if log_text is not None:
-            return self.reader.read(_transcript_of_text, self.finished[game_id], log_text, seat)
-        return self._once(self._in_store, game_id, lambda: self.reader.read(_stored_transcript, game_id, seat))
+            return self.reader.read("transcript_of_text", self.finished[game_id], log_text, seat)
+        return self._once(self._in_store, game_id, lambda: self.reader.read("stored_transcript", game_id, seat))
 
     def _replayed(self, result: Any, game_id: int) -> Any:
         if isinstance(result, Encoded):
@@ -357,14 +291,14 @@ class WebView:
     # -- tournaments and the ladder ---------------------------------------------------
 
     def ladder(self) -> Deferred[list[Json]]:
-        return self.reader.read(ladder, self.feed.game)
+        return self.reader.read("ladder", self.feed.game)
 
     def tournaments(self) -> Deferred[list[Json]]:
         def merged(found: list[Any]) -> list[Json]:
             records, live = found
             return _with_live_tournaments([record.to_json() for record in records], live)
 
-        return gathered([self.reader.read(all_tournaments), self.feed.tournaments()]).addCallback(merged)
+        return gathered([self.reader.read("all_tournaments"), self.feed.tournaments()]).addCallback(merged)
 
     def tournament(self, tournament_id: int) -> Deferred[Json | None]:
         def merged(found: list[Any]) -> Json | None:
@@ -383,7 +317,7 @@ class WebView:
                     summaries[game["id"]] = game
             return data | {"game_summaries": [summaries[i] for i in sorted(summaries)]}
 
-        parts = [self.reader.read(tournament_and_games, tournament_id), self.feed.tournaments(), self.feed.running()]
+        parts = [self.reader.read("tournament_and_games", tournament_id), self.feed.tournaments(), self.feed.running()]
         return gathered(parts).addCallback(merged)
 
 

@@ -3,7 +3,10 @@
 Offers ``transcript(game, log, seat=None)``, the transcript as JSON (the
 form ``evolution-replay GAME --transcript --json`` prints and the web view's
 ``/api/games/ID/transcript`` serves), ``transcript_lines(data)``, the same as
-lines of text, and ``NoSuchSeat``. Both read the game's message log
+lines of text, and ``NoSuchSeat``; and the read functions the web view's
+read process runs (``evolution.web.read_process``): ``stored_transcript(store,
+id, seat)`` and ``transcript_of_text(store, record, log_text, seat)``, each
+failing with ``evolution.store.queries.Missing`` where there is none. Both read the game's message log
 (``evolution.net.game_log``) from the seat's side: the host's ``out`` is what
 the seat received, its ``in`` what the seat sent, a ``fail`` entry a failure
 the host noticed (bytes that are not JSON, a timeout, a disconnect)::
@@ -29,6 +32,7 @@ from __future__ import annotations
 import json
 from typing import Any, Sequence
 
+from evolution.store.queries import Missing, game_and_log
 from evolution.store.records import GameRecord
 from evolution.text import escape, plural, quoted
 
@@ -108,3 +112,24 @@ def _last_lines(entries: list[Json], removals: dict[int, Json]) -> dict[int, int
         if entry["direction"] == "failed":
             failed.add(number)
     return after
+
+
+def _transcript(record: GameRecord | None, entries: list | None, game_id: int, seat: int | None) -> Json:
+    if record is None:
+        raise Missing(f"there is no game {game_id}")
+    if entries is None:
+        raise Missing(f"game {game_id} has no stored message log")
+    try:
+        return transcript(record, entries, seat)
+    except NoSuchSeat as error:
+        raise Missing(str(error)) from None
+
+
+def transcript_of_text(_store: Any, record: GameRecord, log_text: str, seat: int | None) -> Json:
+    """A game the host still holds in memory (its log's JSON text): its transcript."""
+    return _transcript(record, json.loads(log_text), record.id, seat)
+
+
+def stored_transcript(store: Any, game_id: int, seat: int | None) -> Json:
+    """A stored game's transcript (one seat's, with ``seat``)."""
+    return _transcript(*game_and_log(store, game_id), game_id, seat)

@@ -1,10 +1,13 @@
 """Replay frames: a finished game, step by step, from its stored message log.
 
 Offers ``replay_frames(game, log) -> dict``, which re-runs the game with
-``evolution.host.replay.replay`` (the same referee, proxies and checks as the
+``evolution.replays.rerun.replay`` (the same referee, proxies and checks as the
 live game, set up as it was) and keeps the table after every step of the
-referee, drawn by its game (``evolution.games.Drawing``). It runs on a worker thread (``evolution.store.reader``):
-replaying costs about a millisecond per step, too long for the reactor.
+referee, drawn by its game (``evolution.games.Drawing``); and the read functions
+the web view's read process runs (``evolution.web.read_process``; replaying
+costs about a millisecond per step, too long for a reactor):
+``stored_replay(store, id)``, a stored game's, and ``replay_of_text(store,
+record, log_text)``, a game the host still holds in memory.
 
     Replay = {"id": int, "frames": [Frame, ...], "reproduced": bool, "differences": [str, ...]}
     Frame  = Table (the game's drawing; Evolution's with each player's "cards")
@@ -20,14 +23,16 @@ log, or a game the host aborted), at most ``MAX_DIFFERENCES`` of them.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from twisted.internet.task import Clock
 
 from evolution.games import Drawing, Referee, game as game_named
-from evolution.store.records import GameRecord
-from evolution.host.replay import replay
 from evolution.net.game_log import GameLog
+from evolution.replays.rerun import replay
+from evolution.store.queries import Missing, game_and_log
+from evolution.store.records import GameRecord
 
 MAX_DIFFERENCES = 20
 
@@ -66,3 +71,22 @@ def replay_frames(game: GameRecord, log: list) -> dict[str, Any]:
         "reproduced": outcome.reproduced,
         "differences": outcome.differences[:MAX_DIFFERENCES],
     }
+
+
+def _frames(record: GameRecord, entries: list | None) -> dict[str, Any]:
+    if entries is None:
+        raise Missing(f"game {record.id} has no stored message log to replay")
+    return replay_frames(record, entries)
+
+
+def replay_of_text(_store: Any, record: GameRecord, log_text: str) -> dict[str, Any]:
+    """A game the host still holds in memory (its log's JSON text), replayed."""
+    return _frames(record, json.loads(log_text))
+
+
+def stored_replay(store: Any, game_id: int) -> dict[str, Any]:
+    """A stored game, replayed; ``Missing`` if there is no such game or it has no log."""
+    record, entries = game_and_log(store, game_id)
+    if record is None:
+        raise Missing(f"there is no game {game_id}")
+    return _frames(record, entries)
