@@ -6,7 +6,7 @@ JSON, the 8 sockets as descriptors; the worker's end closes the copies it
 gets and answers); the host's end closes its own once answered. Twisted's
 transport (``IReactorSocket.adoptStreamConnection``) sends each descriptor
 with a byte and a system call of its own, and the worker reads them one
-read at a time; the host's (``evolution.host.descriptor_socket``) sends a
+read at a time; the host's (``evolution.host.processes.descriptor_socket``) sends a
 command's descriptors in one call. Median of alternating rounds of 500
 commands; also the worker end's reads per command.
 """
@@ -22,7 +22,7 @@ from typing import Any, Callable
 from twisted.internet.defer import ensureDeferred
 from twisted.protocols import amp
 
-from evolution.host.descriptor_socket import adopt_channel, joined
+from evolution.host.processes.descriptor_socket import adopt_channel, joined
 from evolution.host.worker_commands import Play
 from evolution.net.handover import GivenProtocol
 

@@ -67,7 +67,7 @@ from twisted.protocols.basic import Int32StringReceiver, LineOnlyReceiver
 
 from zope.interface import implementer
 
-from evolution.host.descriptor_socket import adopt_channel
+from evolution.host.processes.descriptor_socket import adopt_channel
 from evolution.host.memory import settle_memory
 from evolution.host.demo import HostProcess
 from evolution.store.results_store import ResultsStore

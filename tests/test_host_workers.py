@@ -19,7 +19,7 @@ from twisted.logger import globalLogPublisher
 from twisted.trial import unittest
 
 from evolution.games.evolution.rules.silly import SillyPlayer
-from evolution.host.child import ChildProcess
+from evolution.host.processes.child import ChildProcess
 from evolution.net.client_cli import Thinking
 from evolution.net.handover import adopt, take
 from evolution.net.json_protocol import JSONStreamProtocol
@@ -159,7 +159,7 @@ class DeadWorkerTests(unittest.TestCase):
 
 
 class ChildProcessTests(unittest.TestCase):
-    """Every child's host end (``evolution.host.child.ChildProcess``): its output into the host's log, its stop."""
+    """Every child's host end (``evolution.host.processes.child.ChildProcess``): its output into the host's log, its stop."""
 
     timeout = 60
 

@@ -3,7 +3,7 @@
 ``python -m evolution.host.worker CONFIG`` (the host starts it:
 ``evolution.host.workers``); CONFIG is ``worker_config(...)``'s JSON: the
 game's settings and the connections' limits. The channel to the host is
-descriptor 3 (``evolution.host.channel``); the commands are
+descriptor 3 (``evolution.host.processes.channel``); the commands are
 ``evolution.host.worker_commands``.
 
 Offers ``WorkerRunner`` (a ``GameRunner`` whose games were numbered by the
@@ -29,7 +29,7 @@ from typing import Any
 from twisted.internet.defer import Deferred, DeferredList
 from twisted.logger import Logger
 
-from evolution.host.channel import QuietAMP, child_channel, forward_log
+from evolution.host.processes.channel import QuietAMP, child_channel, forward_log
 from evolution.host.games import GameOutcome, GameRunner, GameSettings, Seating
 from evolution.store.records import GameRecord
 from evolution.store.operations import compressed_log

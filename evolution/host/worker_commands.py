@@ -1,4 +1,4 @@
-"""What the host and its worker processes say to each other (AMP commands over ``evolution.host.channel``).
+"""What the host and its worker processes say to each other (AMP commands over ``evolution.host.processes.channel``).
 
 Host -> worker:
 
@@ -38,14 +38,14 @@ Worker -> host:
   player may come back at once, as in one process).
 - ``Changed(games, stepped)``: games whose picture was asked for have moved
   on; ``stepped``: some game has (at most every ``CHANGES_EVERY`` seconds).
-- ``Logged(events)`` (``evolution.host.channel``): its log lines.
+- ``Logged(events)`` (``evolution.host.processes.channel``): its log lines.
 """
 
 from __future__ import annotations
 
 from twisted.protocols import amp
 
-from evolution.host.channel import Blob, Descriptors, JSONValue
+from evolution.host.processes.channel import Blob, Descriptors, JSONValue
 
 CHANGES_EVERY = 0.1
 

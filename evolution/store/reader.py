@@ -24,7 +24,7 @@ The reads themselves are ``evolution.store.queries``.
 SQLite in WAL mode lets this connection read while the store process
 writes. A process and not a thread: a read on a hung disk blocks in the
 kernel where nothing can interrupt it, and a thread so blocked would keep
-the host's own process from ending (``evolution.host.child``).
+the host's own process from ending (``evolution.host.processes.child``).
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from typing import Any
 from twisted.internet.defer import Deferred, fail, succeed
 from twisted.logger import Logger
 
-from evolution.host.child import ChildProcess
+from evolution.host.processes.child import ChildProcess
 from evolution.store.results_store import ResultsStore
 
 log = Logger()

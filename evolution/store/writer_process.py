@@ -3,7 +3,7 @@
 ``python -m evolution.store.writer_process DB --journal-fd 3 ...``, started by
 ``evolution.store.writer.StoreWriter``, which hands down the journal's
 open file (and with it the lock on the database). It reads messages from its
-standard input (``evolution.host.child``):
+standard input (``evolution.host.processes.child``):
 
     ("write", n, operation)     store it, or keep it in the journal (``Keeper``)
 
@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 from typing import BinaryIO
 
-from evolution.host.child import messages, quiet_child, send
+from evolution.host.processes.child import messages, quiet_child, send
 from evolution.store.database import connect
 from evolution.store.journal import Journal
 from evolution.store.results_store import ResultsStore

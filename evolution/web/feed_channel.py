@@ -32,7 +32,7 @@ from twisted.internet.defer import Deferred, fail, succeed
 from twisted.logger import Logger
 from twisted.protocols import amp
 
-from evolution.host.channel import ChildChannel, JSONValue, QuietAMP
+from evolution.host.processes.channel import ChildChannel, JSONValue, QuietAMP
 from evolution.store.records import GameRecord
 from evolution.web.feed import Telling
 from evolution.store.reader import Busy

@@ -51,7 +51,7 @@ from twisted.internet.protocol import ProcessProtocol
 from twisted.logger import Logger
 from twisted.python.failure import Failure
 
-from evolution.host.descriptor_socket import adopt_channel
+from evolution.host.processes.descriptor_socket import adopt_channel
 
 log = Logger()
 

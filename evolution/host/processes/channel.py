@@ -12,12 +12,12 @@ Offers the argument types the channels' commands share, and the ends of a channe
 - ``QuietAMP``: AMP without its log line as each channel opens and closes
   (the base of every end);
 - ``child_channel(reactor, protocol)``: the child's end, from descriptor 3
-  (the host's end is ``evolution.host.child.ChildProcess`` with
+  (the host's end is ``evolution.host.processes.child.ChildProcess`` with
   ``channel=protocol``).
 
 Twisted's AMP (``twisted.protocols.amp``) frames the boxes, matches answers
 to questions and carries descriptors (``IUNIXTransport.sendFileDescriptor``;
-a command's go out in one system call: ``evolution.host.descriptor_socket``);
+a command's go out in one system call: ``evolution.host.processes.descriptor_socket``);
 a channel of our own would redo each of those.
 """
 
@@ -32,8 +32,8 @@ from twisted.logger import ILogObserver, Logger, LogLevel, globalLogPublisher
 from twisted.protocols import amp
 from zope.interface import implementer
 
-from evolution.host.child import CHANNEL_FD
-from evolution.host.descriptor_socket import adopt_channel
+from evolution.host.processes.child import CHANNEL_FD
+from evolution.host.processes.descriptor_socket import adopt_channel
 
 CHUNK = 0xFFFF  # AMP's longest value
 LOG_BATCH = 0.05  # seconds a child gathers log events before sending them
