@@ -1,7 +1,7 @@
 """The worker channel: CPU to hand a game's 8 connections to a worker, Twisted's Unix transport against the host's.
 
 Both ends of a channel in this process, over a Unix socket pair, as the host
-and a worker speak (``evolution.host.worker_commands.Play``: the game as
+and a worker speak (``evolution.host.workers.commands.Play``: the game as
 JSON, the 8 sockets as descriptors; the worker's end closes the copies it
 gets and answers); the host's end closes its own once answered. Twisted's
 transport (``IReactorSocket.adoptStreamConnection``) sends each descriptor
@@ -23,7 +23,7 @@ from twisted.internet.defer import ensureDeferred
 from twisted.protocols import amp
 
 from evolution.host.processes.descriptor_socket import adopt_channel, joined
-from evolution.host.worker_commands import Play
+from evolution.host.workers.commands import Play
 from evolution.net.handover import GivenProtocol
 
 COMMANDS = 500

@@ -7,7 +7,7 @@ collection, which at a few thousand bots stalls the reactor for hundreds of
 milliseconds. The test plays a real game on loopback with the collector off
 and checks, through weak references, that nothing of it is left. It plays in
 one process (``--workers 0``) to see the game's objects: the game runner is
-the one each worker process runs (``evolution.host.worker``).
+the one each worker process runs (``evolution.host.workers.worker_process``).
 """
 
 from __future__ import annotations

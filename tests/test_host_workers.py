@@ -1,7 +1,7 @@
 """Games in worker processes: connections handed over whole, and a worker that dies costs its games only.
 
 Real loopback TCP and real processes: the host's workers are ``python -m
-evolution.host.worker`` processes (``--workers``, on by default); a test
+evolution.host.workers.worker_process`` processes (``--workers``, on by default); a test
 kills one with SIGKILL while it plays.
 """
 

@@ -2,7 +2,7 @@
 
 The game runner (``evolution.host.games``) reads them in the host's process,
 and a worker process gets them on its command line
-(``evolution.host.worker.worker_config``).
+(``evolution.host.workers.worker_process.worker_config``).
 """
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ manager both use:
 - ``stop()`` records the games still running as aborted, so nothing is lost
   when the host stops (``stopped()`` fires once they are recorded).
 
-The seams a worker process uses (``evolution.host.worker``, and the host's
+The seams a worker process uses (``evolution.host.workers.worker_process``, and the host's
 ``evolution.host.pooled``): ``play_numbered(id, seed, ...)`` plays a game
 numbered elsewhere, ``start_game(connections, (id, seed))`` likewise;
 ``keep(record, log)`` is where a finished game goes (the store writer, with
@@ -284,7 +284,7 @@ class GameRunner:
     def hang_up(self, connection: HostProtocol, reason: str) -> None:
         """Close a removed player's connection, after the dialect's word to it (``--tell-removed``), if any.
 
-        (A worker process tells the host first: ``evolution.host.worker.WorkerRunner``.)"""
+        (A worker process tells the host first: ``evolution.host.workers.worker_process.WorkerRunner``.)"""
         self.say_removal(connection, reason)
         connection.close()
 

@@ -37,7 +37,7 @@ from twisted.logger import Logger
 
 from evolution.host.games import GameOutcome, GameRunner, GameSettings, Seating, now
 from evolution.store.records import GameRecord, SeatRecord
-from evolution.host.workers import WorkerPool
+from evolution.host.workers.pool import WorkerPool
 from evolution.net.handover import Handover, adopt, can_hand_over
 from evolution.net.signup import CLOSED, HostProtocol
 
@@ -72,7 +72,7 @@ class AwayGame:
 
 
 class PooledRunner(GameRunner):
-    """Plays its games in worker processes (``evolution.host.workers``)."""
+    """Plays its games in worker processes (``evolution.host.workers.pool``)."""
 
     def __init__(self, settings: GameSettings, writer: Any, clock: Any, workers: int, config: Any) -> None:
         super().__init__(settings, writer, clock)

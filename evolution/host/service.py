@@ -158,7 +158,7 @@ def _runner(settings: GameSettings, config: SignupConfig, writer: StoreWriter, c
     if workers == 0:
         return GameRunner(settings, writer, clock)
     from evolution.host.pooled import PooledRunner
-    from evolution.host.worker import worker_config
+    from evolution.host.workers.worker_process import worker_config
 
     return PooledRunner(settings, writer, clock, workers, lambda number: worker_config(settings, config, number))
 

@@ -5,7 +5,7 @@ Offers ``Handover``, ``can_hand_over(protocol)``, ``take(protocol)``,
 an adopted connection: it gives the connection the protocol it was made
 with). The socket travels as a file
 descriptor (``SCM_RIGHTS`` over a Unix socket: AMP's ``Descriptor``, see
-``evolution.host.worker_commands``); what the process that gives it up knew
+``evolution.host.workers.commands``); what the process that gives it up knew
 of the stream travels beside it, so that nothing is lost or sent twice:
 
     Handover = {"family": socket family (AF_INET, AF_INET6),

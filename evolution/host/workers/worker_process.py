@@ -1,10 +1,10 @@
 """A worker process: plays the games the host hands it, on the connections it hands over with them.
 
-``python -m evolution.host.worker CONFIG`` (the host starts it:
-``evolution.host.workers``); CONFIG is ``worker_config(...)``'s JSON: the
+``python -m evolution.host.workers.worker_process CONFIG`` (the host starts it:
+``evolution.host.workers.pool``); CONFIG is ``worker_config(...)``'s JSON: the
 game's settings and the connections' limits. The channel to the host is
 descriptor 3 (``evolution.host.processes.channel``); the commands are
-``evolution.host.worker_commands``.
+``evolution.host.workers.commands``.
 
 Offers ``WorkerRunner`` (a ``GameRunner`` whose games were numbered by the
 host, and which keeps each game's record and compressed log for the host
@@ -33,7 +33,7 @@ from evolution.host.processes.channel import QuietAMP, child_channel, forward_lo
 from evolution.host.games import GameOutcome, GameRunner, GameSettings, Seating
 from evolution.store.records import GameRecord
 from evolution.store.operations import compressed_log
-from evolution.host.worker_commands import (
+from evolution.host.workers.commands import (
     CHANGES_EVERY,
     Back,
     Changed,

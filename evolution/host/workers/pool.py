@@ -4,9 +4,9 @@ Offers ``WorkerPool(count, config, reactor, games)`` and ``WorkerProcess``.
 ``games`` is who hears what the workers report (``evolution.host.pooled.
 PooledRunner``): ``over(game_id, record, log)``, ``back(report,
 descriptors)``, ``lost(game_ids, reason)`` and ``changed(game_ids,
-stepped)``, ``hung_up(game_id, seat)`` (``evolution.host.worker_commands``).
+stepped)``, ``hung_up(game_id, seat)`` (``evolution.host.workers.commands``).
 
-- ``start()`` starts ``count`` workers (``python -m evolution.host.worker``,
+- ``start()`` starts ``count`` workers (``python -m evolution.host.workers.worker_process``,
   each with a channel of its own: ``evolution.host.processes.child``,
   ``evolution.host.processes.channel``); a worker is
   ready once it says ``Hello``.
@@ -38,7 +38,7 @@ from twisted.logger import Logger
 
 from evolution.host.processes.channel import ChildChannel
 from evolution.host.processes.child import ChildProcess
-from evolution.host.worker_commands import Back, Changed, Hello, HungUp, Over, Picture, Play, Running, Stop
+from evolution.host.workers.commands import Back, Changed, Hello, HungUp, Over, Picture, Play, Running, Stop
 
 log = Logger()
 
@@ -104,7 +104,7 @@ class WorkerProcess:
         self.pool = pool
         self.number = number
         self.channel = HostSide(self)
-        self.child = ChildProcess(pool.reactor, f"worker {number}", "evolution.host.worker", [pool.config(number)],
+        self.child = ChildProcess(pool.reactor, f"worker {number}", "evolution.host.workers.worker_process", [pool.config(number)],
                                   channel=self.channel)
         self.ended: Deferred = self.child.ended
         self.ended.addCallback(self._process_ended)
