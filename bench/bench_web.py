@@ -3,7 +3,7 @@
 Prints:
 
 - what following the games costs a game, per dealer step, with nobody
-  watching (the runner's callback, ``evolution.host.live_pictures.LivePictures``: a
+  watching (the runner's callback, ``evolution.host.runner.live_pictures.LivePictures``: a
   look-up; a game someone watches has its narrator read the step's log
   entries too);
 - drawing and encoding one live picture of an 8-player game mid-game (done
@@ -39,7 +39,7 @@ from evolution.games.evolution.rules.local import run_locally
 from evolution.games.evolution.rules.silly import SillyPlayer
 from evolution.web.push import Hub, Message, sse_bytes
 from evolution.web.site import WebResource
-from evolution.host.live_pictures import LivePictures
+from evolution.host.runner.live_pictures import LivePictures
 
 UPDATES = 200
 

@@ -18,7 +18,7 @@ Linux), a listen queue of 50 (the host's default), one protocol per
 connection with ``TCP_NODELAY``, lines framed by Twisted's
 ``LineOnlyReceiver``, every message handed to the kernel at once when
 nothing is buffered (``evolution.net.json_protocol.write_now``), the host's
-garbage-collector settings (``evolution.host.memory.settle_memory``). A
+garbage-collector settings (``evolution.host.runner.memory.settle_memory``). A
 bot's first line is its sign-up, answered ``"ok"``; the lobby groups P
 signed-up connections into a game, which replays the message log
 (``evolution.net.game_log``) of a stored game chosen at random (seeded):
@@ -68,7 +68,7 @@ from twisted.protocols.basic import Int32StringReceiver, LineOnlyReceiver
 from zope.interface import implementer
 
 from evolution.host.processes.descriptor_socket import adopt_channel
-from evolution.host.memory import settle_memory
+from evolution.host.runner.memory import settle_memory
 from evolution.host.demo import HostProcess
 from evolution.store.results_store import ResultsStore
 from evolution.net.json_protocol import write_now

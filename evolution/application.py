@@ -28,7 +28,7 @@ from twisted.internet.error import ReactorNotRunning
 from twisted.logger import Logger
 
 from evolution.host.log_lines import LoggedApplication
-from evolution.host.memory import GC_YOUNG, settle_memory
+from evolution.host.runner.memory import GC_YOUNG, settle_memory
 from evolution.host.options import STARTUP_STATUS, Options, StartupError, TwistdOptions, fail
 from evolution.host.service import LobbyService, StoreService, allow_open_files, build_host, open_store
 from evolution.net.endpoints import ListeningService, server_endpoint

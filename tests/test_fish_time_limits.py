@@ -23,7 +23,7 @@ from twisted.trial import unittest
 
 from evolution.games import game
 from evolution.games.fish.net.dialects import HOST_DIALECTS
-from evolution.host.games import GameOutcome, GameRunner, GameSettings
+from evolution.host.runner.game_runner import GameOutcome, GameRunner, GameSettings
 from evolution.host.options import Options
 from evolution.net.client import LastReply
 from evolution.net.lobbies import GameLobby

@@ -10,7 +10,7 @@ from evolution.net.client import Refused
 from evolution.games.evolution.rules.cards import Deck
 from evolution.games.evolution.rules.local import play_local_game
 from evolution.games.evolution.rules.silly import SillyPlayer
-from evolution.host import games
+from evolution.host.runner import game_runner
 from hosting import LocalHost, new_host, until
 
 
@@ -95,7 +95,7 @@ class MemoryTests(unittest.TestCase):
 
     async def test_the_runner_keeps_only_the_latest_records_in_memory(self) -> None:
         # A host that runs for days must not keep every game in memory: the store has them all.
-        self.patch(games, "RECENT_RECORDS", 2)
+        self.patch(game_runner, "RECENT_RECORDS", 2)
         host = new_host(self, "--players", "3-3")
         for game in range(3):
             await gatherResults([host.client(f"bot {game}.{i}") for i in range(3)])

@@ -11,7 +11,7 @@ from twisted.internet.testing import MemoryReactorClock
 from twisted.trial import unittest
 from twisted.web.server import Site
 
-from evolution.host.games import GameRunner, GameSettings
+from evolution.host.runner.game_runner import GameRunner, GameSettings
 from evolution.store.results_store import ResultsStore
 from evolution.replays.transcripts import transcript
 from evolution.text import escape

@@ -36,7 +36,7 @@ from pathlib import Path
 from twisted.application import service
 from twisted.logger import Logger
 
-from evolution.host.games import GameOutcome, GameRunner, Seating
+from evolution.host.runner.game_runner import GameOutcome, GameRunner, Seating
 from evolution.store.records import GameRecord
 from evolution.store.results_store import reading
 from evolution.net.lag import LagProbe

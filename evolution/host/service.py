@@ -25,7 +25,7 @@ from twisted.application import service
 from twisted.internet.defer import succeed
 from twisted.logger import Logger
 
-from evolution.host.games import GameRunner, GameSettings
+from evolution.host.runner.game_runner import GameRunner, GameSettings
 from evolution.store.journal import RESERVE_MIB
 from evolution.host.ladder import LadderService, kept_standings
 from evolution.host.options import Options, StartupError, TwistdOptions
@@ -101,7 +101,7 @@ def build_host(options: Options, writer: StoreWriter, clock: Any, stop: Callable
     """The sign-up factory, game runner and (with ``--tournament``, ``--ladder``) its service, not yet listening.
 
     With ``--workers N`` above 0 the runner plays its games in N worker
-    processes (``evolution.host.pooled``), started once the reactor runs.
+    processes (``evolution.host.runner.pooled_runner``), started once the reactor runs.
     """
     settings = GameSettings(
         game=options["game"],
@@ -157,7 +157,7 @@ def build_host(options: Options, writer: StoreWriter, clock: Any, stop: Callable
 def _runner(settings: GameSettings, config: SignupConfig, writer: StoreWriter, clock: Any, workers: int) -> GameRunner:
     if workers == 0:
         return GameRunner(settings, writer, clock)
-    from evolution.host.pooled import PooledRunner
+    from evolution.host.runner.pooled_runner import PooledRunner
     from evolution.host.workers.worker_process import worker_config
 
     return PooledRunner(settings, writer, clock, workers, lambda number: worker_config(settings, config, number))

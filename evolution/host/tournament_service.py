@@ -20,7 +20,7 @@ from twisted.application import service
 from twisted.internet.defer import Deferred
 from twisted.logger import Logger
 
-from evolution.host.games import GameRunner, now
+from evolution.host.runner.game_runner import GameRunner, now
 from evolution.store.records import EntrantRecord, TournamentRecord
 from evolution.store.operations import tournament_begun
 from evolution.host.tournaments import TournamentRun, TournamentSettings

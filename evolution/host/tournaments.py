@@ -42,7 +42,7 @@ from typing import Any, Callable
 from twisted.internet.defer import Deferred, DeferredList, ensureDeferred, succeed
 from twisted.logger import Logger
 
-from evolution.host.games import GameOutcome, GameRunner, Seating, now
+from evolution.host.runner.game_runner import GameOutcome, GameRunner, Seating, now
 from evolution.store.records import EntrantRecord, GameRecord, RoundRecord, TournamentRecord
 from evolution.store.operations import round_over, tournament_begun, tournament_over
 from evolution.net.signup import PLAYING

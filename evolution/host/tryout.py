@@ -40,7 +40,7 @@ from twisted.logger import Logger
 from twisted.python.failure import Failure
 
 from evolution.games import game as game_named
-from evolution.host.games import RunningGame
+from evolution.host.runner.game_runner import RunningGame
 from evolution.store.records import GameRecord
 from evolution.host.service import Options, build_host
 from evolution.store.writer import StoreWriter

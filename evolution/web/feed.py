@@ -27,7 +27,7 @@ from twisted.internet.defer import Deferred, DeferredList, FirstError, succeed
 from twisted.logger import Logger
 from twisted.python.failure import Failure
 
-from evolution.host.live_pictures import LivePictures
+from evolution.host.runner.live_pictures import LivePictures
 from evolution.store.operations import log_text
 from evolution.web.summaries import lobby_digest, lobby_json
 
@@ -44,7 +44,7 @@ class Feed(Protocol):
     def is_running(self, game_id: int) -> bool: ...
 
     def running(self) -> Deferred[list[Json]]:
-        """Every running game's summary (``evolution.host.live_pictures.running_game``)."""
+        """Every running game's summary (``evolution.host.runner.live_pictures.running_game``)."""
 
     def picture(self, game_id: int) -> Deferred[Json | None]:
         """A running game's whole picture (summary, table, lines), or None."""

@@ -4,7 +4,7 @@ Offers ``lobby_json(lobby, clock)``: who is waiting, and when the sign-up
 window starts a game (or, in tournament mode, which sign-up period runs and
 how long it has left); and ``lobby_digest(lobby)``, what changes when that
 picture does. Stored games' JSON is ``evolution.store.queries``; a running
-game's is made where it runs (``evolution.host.live_pictures``).
+game's is made where it runs (``evolution.host.runner.live_pictures``).
 """
 
 from __future__ import annotations

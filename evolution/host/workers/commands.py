@@ -11,7 +11,7 @@ Host -> worker:
   back the connections still in. Answered at once, when the worker has
   adopted the connections: the host closes its copies then.
 - ``Running()`` -> ``games``: the web view's summary of each game the worker
-  plays (``evolution.host.live_pictures.running_game``).
+  plays (``evolution.host.runner.live_pictures.running_game``).
 - ``Picture(game)`` -> ``picture``: a running game's whole live picture
   (summary, table, lines), or null; from then on the worker follows the game
   (``Changed``).

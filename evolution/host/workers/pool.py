@@ -1,7 +1,7 @@
 """The host's worker processes, as the host sees them: started, handed games, watched, restarted.
 
 Offers ``WorkerPool(count, config, reactor, games)`` and ``WorkerProcess``.
-``games`` is who hears what the workers report (``evolution.host.pooled.
+``games`` is who hears what the workers report (``evolution.host.runner.pooled_runner.
 PooledRunner``): ``over(game_id, record, log)``, ``back(report,
 descriptors)``, ``lost(game_ids, reason)`` and ``changed(game_ids,
 stepped)``, ``hung_up(game_id, seat)`` (``evolution.host.workers.commands``).

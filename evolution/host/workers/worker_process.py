@@ -12,7 +12,7 @@ instead of storing them), ``WorkerSide`` (the worker's end of the channel)
 and ``main``.
 
 A game here is the host's game: the same runner, referee, proxies, time
-limits and message log (``evolution.host.games``); only the store, the log
+limits and message log (``evolution.host.runner.game_runner``); only the store, the log
 lines of a game's beginning and end, and the lobby stay with the host. The
 worker's log goes to the host's (``forward_log``). When the channel closes
 (the host is gone), the worker stops at once: its games end with it.
@@ -30,7 +30,7 @@ from twisted.internet.defer import Deferred, DeferredList
 from twisted.logger import Logger
 
 from evolution.host.processes.channel import QuietAMP, child_channel, forward_log
-from evolution.host.games import GameOutcome, GameRunner, GameSettings, Seating
+from evolution.host.runner.game_runner import GameOutcome, GameRunner, GameSettings, Seating
 from evolution.store.records import GameRecord
 from evolution.store.operations import compressed_log
 from evolution.host.workers.commands import (
@@ -220,7 +220,7 @@ class WorkerSide(QuietAMP):
     @property
     def pictures(self) -> Any:
         if self._pictures is None:
-            from evolution.host.live_pictures import Coalesced, LivePictures  # only when the web view asks
+            from evolution.host.runner.live_pictures import Coalesced, LivePictures  # only when the web view asks
 
             self._pictures = LivePictures(self.runner)
             changes = Coalesced(self.reactor, CHANGES_EVERY, self._send_changes)
@@ -237,7 +237,7 @@ class WorkerSide(QuietAMP):
 def main(argv: list[str] | None = None) -> None:
     from twisted.internet import reactor
 
-    from evolution.host.memory import settle_memory
+    from evolution.host.runner.memory import settle_memory
 
     data = json.loads((argv or sys.argv[1:])[0])
     settings, config = settings_of(data)

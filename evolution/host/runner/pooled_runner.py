@@ -35,7 +35,7 @@ from typing import Any, Callable
 from twisted.internet.defer import Deferred, succeed
 from twisted.logger import Logger
 
-from evolution.host.games import GameOutcome, GameRunner, GameSettings, Seating, now
+from evolution.host.runner.game_runner import GameOutcome, GameRunner, GameSettings, Seating, now
 from evolution.store.records import GameRecord, SeatRecord
 from evolution.host.workers.pool import WorkerPool
 from evolution.net.handover import Handover, adopt, can_hand_over

@@ -29,14 +29,14 @@ manager both use:
   when the host stops (``stopped()`` fires once they are recorded).
 
 The seams a worker process uses (``evolution.host.workers.worker_process``, and the host's
-``evolution.host.pooled``): ``play_numbered(id, seed, ...)`` plays a game
+``evolution.host.runner.pooled_runner``): ``play_numbered(id, seed, ...)`` plays a game
 numbered elsewhere, ``start_game(connections, (id, seed))`` likewise;
 ``keep(record, log)`` is where a finished game goes (the store writer, with
 its log line), ``announce_begin`` / ``announce_over`` the log lines;
 ``begun(game)`` a game's beginning (running, logged, told) and
 ``game_record(game, turns, outcome, seats)`` its record, wherever it is
 played.
-``GameSettings`` lives in ``evolution.host.game_settings``.
+``GameSettings`` lives in ``evolution.host.runner.settings``.
 
 A game counts as over, its players are hung up and the next game may start
 whether or not the database took the record at once: the store writer keeps
@@ -57,7 +57,7 @@ from twisted.logger import Logger
 from twisted.python.failure import Failure
 
 from evolution.games import Referee
-from evolution.host.game_settings import GameSettings
+from evolution.host.runner.settings import GameSettings
 from evolution.store.records import GameRecord, seat_records
 from evolution.store.operations import game_operation
 from evolution.net.deadlines import Deadlines
@@ -184,7 +184,7 @@ class RunningGame:
 class GameRunner:
     """Plays the games it is handed and stores their results."""
 
-    pool: Any = None  # the worker processes that play some of its games (``evolution.host.pooled``), if any
+    pool: Any = None  # the worker processes that play some of its games (``evolution.host.runner.pooled_runner``), if any
 
     def __init__(self, settings: GameSettings, writer: Any, clock: IReactorTime) -> None:
         self.settings = settings
@@ -229,7 +229,7 @@ class GameRunner:
             entry[1].callback(list(self.records))
 
     def played_here(self, game_id: int) -> RunningGame | None:
-        """A running game played in this process (None: over, or played in a worker: ``evolution.host.pooled``)."""
+        """A running game played in this process (None: over, or played in a worker: ``evolution.host.runner.pooled_runner``)."""
         game = self.running.get(game_id)
         return game if isinstance(game, RunningGame) else None
 

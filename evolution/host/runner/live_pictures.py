@@ -6,7 +6,7 @@ host, and the web view reads them. Offers ``running_game(game)`` (a game in
 progress: its players with the score they would have now, its turn and
 step), ``Coalesced`` (changes handed on together at
 most so often) and ``LivePictures(runner)``, which follows ``runner.watch``
-(``evolution.host.games.GameRunner``):
+(``evolution.host.runner.game_runner.GameRunner``):
 
 - ``summaries()``: each running game as the web view lists it
   (``running_game``);
@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from evolution.store.records import tournament_place
 
 if TYPE_CHECKING:
-    from evolution.host.games import RunningGame
+    from evolution.host.runner.game_runner import RunningGame
 
 Json = Any
 

@@ -1,6 +1,6 @@
 """How the host plays its games: ``GameSettings`` (which game, set up how, in which dialect, with which limits).
 
-The game runner (``evolution.host.games``) reads them in the host's process,
+The game runner (``evolution.host.runner.game_runner``) reads them in the host's process,
 and a worker process gets them on its command line
 (``evolution.host.workers.worker_process.worker_config``).
 """
