@@ -119,7 +119,7 @@ def test_a_knockout_s_guess_of_its_rounds_is_made_again_each_round_from_the_play
 
     from twisted.logger import capturedLogs, formatEvent
 
-    from evolution.host.tournaments import TournamentRun, TournamentSettings
+    from evolution.host.modes.tournament_run import TournamentRun, TournamentSettings
 
     def round_lines(run: TournamentRun, players: list[int]) -> list[str]:
         """What the log says as each round begins with that many players (in games of three and the rest)."""

@@ -30,7 +30,7 @@ from evolution.coroutines import run_locally
 from evolution.games import DEFAULT_GAME, GAME_NAMES, Game, game
 from evolution.store.records import SeatRecord, TournamentRecord, seat_records
 from evolution.host.results_cli import format_seats, format_standings
-from evolution.host.tournaments import entrant_records
+from evolution.host.modes.tournament_run import entrant_records
 from evolution.tournament.formats import Knockout, Swiss
 from evolution.tournament.local import LocalReferee
 from evolution.tournament.manager import TournamentManager

@@ -27,12 +27,12 @@ from twisted.logger import Logger
 
 from evolution.host.runner.game_runner import GameRunner, GameSettings
 from evolution.store.journal import RESERVE_MIB
-from evolution.host.ladder import LadderService, kept_standings
+from evolution.host.modes.ladder_mode import LadderService, kept_standings
 from evolution.host.options import Options, StartupError, TwistdOptions
 from evolution.store.database import StoreError
 from evolution.store.writer import StoreWriter
-from evolution.host.tournament_service import TournamentService
-from evolution.host.tournaments import TournamentSettings
+from evolution.host.modes.tournament_mode import TournamentService
+from evolution.host.modes.tournament_run import TournamentSettings
 from evolution.net.lag import LagProbe
 from evolution.net.lobbies import GameLobby
 from evolution.net.signup import SignupConfig, SignupFactory

@@ -23,7 +23,7 @@ Offers three policies with the same small interface (``attach(factory)``,
   of: ``maximum`` players signed up, or a period ends with at least
   ``minimum``. If the last period ends with fewer, ``give_up(players)``.
   Sign-up is closed ("game full") until ``open()`` is called again.
-- ``LadderLobby(window, form, lag=None)``: a ladder (``evolution.host.ladder``).
+- ``LadderLobby(window, form, lag=None)``: a ladder (``evolution.host.modes.ladder_mode``).
   Sign-up is always open, and the players stay: ``window`` seconds after at
   least ``min_players`` wait, the players the games can hold
   (``allocation.seated``: all of them when ``max_players >= 2 *

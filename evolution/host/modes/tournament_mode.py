@@ -4,7 +4,7 @@ Offers ``TournamentService``, the application service of tournament mode.
 It owns the lobby's policy (``SignupPeriods``, ``evolution.net.lobbies``):
 when the host starts, sign-up opens (a tournament that begins before the
 worker processes are up has its first games wait for them); when enough players have signed up, a
-``TournamentRun`` (``evolution.host.tournaments``) plays the tournament with
+``TournamentRun`` (``evolution.host.modes.tournament_run``) plays the tournament with
 them; when too few signed up in every period, every waiting client is closed
 and an empty tournament is stored. After ``count`` tournaments the host
 stops (``stop``); otherwise sign-up opens again. While a tournament runs,
@@ -23,7 +23,7 @@ from twisted.logger import Logger
 from evolution.host.runner.game_runner import GameRunner, now
 from evolution.store.records import EntrantRecord, TournamentRecord
 from evolution.store.operations import tournament_begun
-from evolution.host.tournaments import TournamentRun, TournamentSettings
+from evolution.host.modes.tournament_run import TournamentRun, TournamentSettings
 from evolution.net.lobbies import SignupPeriods
 from evolution.text import plural, quoted
 
