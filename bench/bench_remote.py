@@ -19,7 +19,7 @@ from twisted.internet import reactor
 from twisted.internet.defer import ensureDeferred, gatherResults
 from twisted.internet.utils import getProcessValue
 
-from evolution.host.service import Options, build_host
+from evolution.host.wiring import Options, build_host
 from evolution.store.writer import StoreWriter
 from evolution.net.signup import HostProtocol
 

@@ -16,7 +16,7 @@ Layers, each depending only on the ones above it in this list:
 - ``evolution.host``: the game runner, tournament runs, the results store,
   replays, the service parts and command lines;
 - ``evolution.web``: the live web view;
-- ``evolution.application``: ``twistd evolution``, composing them all.
+- ``evolution.host.tap``: ``twistd evolution``, composing them all.
 
 The host's layers reach a game only through ``evolution.games.game(name)``.
 """

@@ -12,7 +12,7 @@ from twisted.logger import formatEvent, globalLogPublisher
 from twisted.trial import unittest
 
 from evolution.host.replay_cli import check
-from evolution.host.service import Options, build_host
+from evolution.host.wiring import Options, build_host
 from evolution.store.results_store import ResultsStore
 from evolution.store.writer import StoreWriter
 from evolution.net.client import play_remote

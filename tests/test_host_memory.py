@@ -1,6 +1,6 @@
 """A finished game is freed by reference counting alone: it leaves no reference cycle for the collector.
 
-The host relies on it (``evolution.application.settle_memory`` makes the
+The host relies on it (``evolution.host.tap.settle_memory`` makes the
 cyclic collector run rarely): a game whose dealer, proxies and connections
 held each other would wait, with its whole message log, for a full
 collection, which at a few thousand bots stalls the reactor for hundreds of

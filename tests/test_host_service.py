@@ -13,8 +13,8 @@ from twisted.internet.testing import MemoryReactorClock
 from twisted.python import usage
 from twisted.scripts.twistd import ServerOptions
 
-from evolution.application import _at_the_end, makeService
-from evolution.host.service import SPARE_FILES, LobbyService, Options, StoreService
+from evolution.host.tap import _at_the_end, makeService
+from evolution.host.wiring import SPARE_FILES, LobbyService, Options, StoreService
 from evolution.net.endpoints import LISTEN_BACKLOG, ListeningService
 
 
@@ -179,7 +179,7 @@ def test_the_listen_backlog_is_deep_unless_the_endpoint_sets_one(tmp_path, port,
 
 def test_the_open_file_limit_is_raised_to_fit_max_connections():
     _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    code = ("import resource; from evolution.host.service import allow_open_files; "
+    code = ("import resource; from evolution.host.wiring import allow_open_files; "
             "allow_open_files(1000); print(resource.getrlimit(resource.RLIMIT_NOFILE)[0])")
     result = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True,

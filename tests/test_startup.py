@@ -70,6 +70,6 @@ def test_twistd_help_loads_the_options_and_nothing_of_the_host(tmp_path):
     body = "import sys\nsys.argv = ['twistd', 'evolution', '--help']\nfrom twisted.scripts.twistd import run\nrun()\n"
     modules = loaded(tmp_path, body)
     assert "evolution.host.options" in modules
-    host = ["evolution.application", "evolution.host.runner.game_runner", "evolution.store.results_store", "evolution.web"]
+    host = ["evolution.host.tap", "evolution.host.runner.game_runner", "evolution.store.results_store", "evolution.web"]
     assert [name for name in host if name in modules] == []
     assert under(modules, "twisted.internet.testing", "twisted.internet.endpoints", "jsonschema", "referencing") == []

@@ -42,7 +42,7 @@ from twisted.python.failure import Failure
 from evolution.games import game as game_named
 from evolution.host.runner.game_runner import RunningGame
 from evolution.store.records import GameRecord
-from evolution.host.service import Options, build_host
+from evolution.host.wiring import Options, build_host
 from evolution.store.writer import StoreWriter
 from evolution.net.client import play_remote
 

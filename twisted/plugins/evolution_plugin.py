@@ -10,14 +10,14 @@ class _HostMaker(ServiceMaker):
         """Options whose problems end twistd with one line (not twistd's page of usage).
 
         From the options' own module: ``--help`` and a mistaken option need
-        nothing of the host (``evolution.application`` loads to make the service).
+        nothing of the host (``evolution.host.tap`` loads to make the service).
         """
         return namedAny("evolution.host.options.TwistdOptions")
 
 
 evolution = _HostMaker(
     "Evolution tournament host",
-    "evolution.application",
+    "evolution.host.tap",
     "Host games of the course's games (Evolution, Fish) between bots that connect over TCP.",
     "evolution",
 )

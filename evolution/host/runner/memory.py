@@ -1,7 +1,7 @@
 """How a host process keeps the cyclic garbage collector out of its games' way: ``settle_memory``.
 
 Every process that plays games calls it once its reactor runs: the host
-(``evolution.application``) and each worker process (``evolution.host.workers.worker_process``).
+(``evolution.host.tap``) and each worker process (``evolution.host.workers.worker_process``).
 """
 
 from __future__ import annotations

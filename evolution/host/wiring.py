@@ -10,7 +10,7 @@ the games' records, a host with workers for their reports, then for the
 store process, at most ``STOP_LIMIT`` seconds), ``LobbyService`` (stops the host
 after ``--games`` games; when stopped, closes the lobby and stores running
 games as aborted) and ``allow_open_files``. The whole application, with the
-listening endpoints and the web view, is ``evolution.application``.
+listening endpoints and the web view, is ``evolution.host.tap``.
 
 With ``--games N`` the host stops the reactor once N games are over; when it
 is stopped first (SIGTERM), the running games are stored as aborted and

@@ -8,7 +8,7 @@ and the listening endpoint (any endpoint string:
 ``tcp:45678``, ``tcp:45678:interface=127.0.0.1``, ``ssl:...``; a listen
 backlog of 1024 unless the string sets one); and the command line,
 ``Options`` and ``TwistdOptions`` (``evolution.host.options``). It is the
-top of the house: it composes the host's parts (``evolution.host.service``)
+top of the house: it composes the host's parts (``evolution.host.wiring``)
 and the web view (``evolution.web``), which stand on the host.
 
 Start-up problems are one line, never a traceback: a results database that
@@ -30,7 +30,7 @@ from twisted.logger import Logger
 from evolution.host.log_lines import LoggedApplication
 from evolution.host.runner.memory import GC_YOUNG, settle_memory
 from evolution.host.options import STARTUP_STATUS, Options, StartupError, TwistdOptions, fail
-from evolution.host.service import LobbyService, StoreService, allow_open_files, build_host, open_store
+from evolution.host.wiring import LobbyService, StoreService, allow_open_files, build_host, open_store
 from evolution.net.endpoints import ListeningService, server_endpoint
 
 __all__ = ["GC_YOUNG", "Options", "TwistdOptions", "makeService", "settle_memory"]
