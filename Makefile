@@ -23,19 +23,19 @@ $(NODE_KIT): examples/javascript/package.json examples/javascript/package-lock.j
 
 ## demo: a knockout tournament of 20 bot processes on loopback, a line per round, the standings
 demo: $(STAMP)
-	$(BIN)/python -m evolution.host.demo
+	$(BIN)/python -m evolution.cli.demo
 
 ## demo-games: the host and 8 client processes play 3 single games; the results table
 demo-games: $(STAMP)
-	$(BIN)/python -m evolution.host.demo --games 3
+	$(BIN)/python -m evolution.cli.demo --games 3
 
 ## demo-fish: a knockout of 20 Fish bot processes in the course's protocol, with the live web view; the standings
 demo-fish: $(STAMP)
-	$(BIN)/python -m evolution.host.demo --game fish
+	$(BIN)/python -m evolution.cli.demo --game fish
 
 ## demo-ladder: the same 20 bot processes on a ladder for a minute, with the web view; the leaders, then the ladder
 demo-ladder: $(STAMP)
-	$(BIN)/python -m evolution.host.demo --ladder
+	$(BIN)/python -m evolution.cli.demo --ladder
 
 ## test: the whole test suite, conformance cases included
 test: $(STAMP) $(NODE_KIT)

@@ -12,7 +12,7 @@ The setup, for each N
 ---------------------
 
 - The host: ``twistd -n evolution --players P-P --signup-window 0.2`` in a
-  child process (``evolution.host.demo.HostProcess``) on a free loopback
+  child process (``evolution.cli.demo.HostProcess``) on a free loopback
   port, with a fresh ``--db`` and log file in a temporary folder and every
   other option at its default: ``--timeout 1``, and the listen queue of
   Twisted's TCP endpoint (50). ``--host-option`` adds options; ``{port}`` in
@@ -199,7 +199,7 @@ from bench.load_compare import compare_web, compare_workers, web_report, workers
 from bench.load_report import describe, table
 from bench.load_result import LoadResult
 from bench.web_visitors import start_visitors, visitor_results
-from evolution.host.demo import HostProcess, free_port
+from evolution.testing import free_port, HostProcess
 
 DEFAULT_BOTS = (100, 500, 1000, 2000)
 

@@ -70,7 +70,7 @@ async def run(folder: Path) -> tuple[list[float], tuple[float, float]]:
         return start_game(connections).addBoth(over)
 
     factory.policy.start_game = timed_start
-    client = [sys.executable, "-m", "evolution.net.client_cli", "--port", str(port), "--quiet"]
+    client = [sys.executable, "-m", "evolution.cli.evolution_client", "--port", str(port), "--quiet"]
     for game in range(GAMES):
         await gatherResults(
             [getProcessValue(client[0], client[1:] + ["--name", f"b{game}-{i}"], env=None) for i in range(PLAYERS)]

@@ -22,7 +22,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from evolution.host.demo import free_port, twistd_command
+from evolution.testing import free_port, twistd_command
 
 RUNS = 7
 

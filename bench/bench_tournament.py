@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from evolution.host.demo import HostProcess, free_port
+from evolution.testing import free_port, HostProcess
 from evolution.store.results_store import ResultsStore
 
 

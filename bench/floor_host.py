@@ -69,7 +69,7 @@ from zope.interface import implementer
 
 from evolution.host.processes.descriptor_socket import adopt_channel
 from evolution.host.runner.memory import settle_memory
-from evolution.host.demo import HostProcess
+from evolution.testing import HostProcess
 from evolution.store.results_store import ResultsStore
 from evolution.net.json_protocol import write_now
 from evolution.jsonwire.framing import encode_message

@@ -53,7 +53,7 @@ from bench.load_processes import (
     start_swarms,
     stop_host,
 )
-from evolution.host.demo import HostProcess, free_port
+from evolution.testing import free_port, HostProcess
 from evolution.store.journal import held
 from evolution.store.results_store import ResultsStore
 

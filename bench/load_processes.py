@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from evolution.host.demo import HostProcess
+from evolution.testing import HostProcess
 from evolution.games.evolution.rules.cards import Deck
 from evolution.games.evolution.rules.local import play_local_game
 from evolution.games.evolution.rules.silly import SillyPlayer

@@ -70,7 +70,7 @@ def harness_command() -> list[str]:
     found = shutil.which("evolution-harness")
     if found:
         return [found]
-    return [sys.executable, "-m", "evolution.host.harness_cli"]
+    return [sys.executable, "-m", "evolution.cli.evolution_harness"]
 
 
 def run(name: str, value: str, game: str = DEFAULT_GAME) -> str:

@@ -11,7 +11,7 @@ from twisted.internet.task import deferLater
 from twisted.logger import formatEvent, globalLogPublisher
 from twisted.trial import unittest
 
-from evolution.host.replay_cli import check
+from evolution.cli.evolution_replay import check
 from evolution.host.wiring import Options, build_host
 from evolution.store.results_store import ResultsStore
 from evolution.store.writer import StoreWriter

@@ -1,4 +1,4 @@
-"""``evolution-harness NAME``, run as a real command (``python -m evolution.host.harness_cli``).
+"""``evolution-harness NAME``, run as a real command (``python -m evolution.cli.evolution_harness``).
 
 As the course's harnesses (harnesses.md 1): one JSON value on standard input,
 possibly over several lines; the answer as one JSON value on standard output;
@@ -25,7 +25,7 @@ CLIMBING = '[["food",0],["body",0],["population",1],["traits",["climbing"]]]'
 
 def harness(*args: str, stdin: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "evolution.host.harness_cli", *args],
+        [sys.executable, "-m", "evolution.cli.evolution_harness", *args],
         input=stdin,
         capture_output=True,
         text=True,

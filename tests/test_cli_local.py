@@ -1,4 +1,4 @@
-"""``evolution-local``, run as a real command (``python -m evolution.host.local``).
+"""``evolution-local``, run as a real command (``python -m evolution.cli.evolution_local``).
 
 What a user of the command sees: a game of N silly players that finishes, the
 same output for the same seed, the ``--json`` shape documented in the module,
@@ -21,7 +21,7 @@ from evolution.games.evolution.rules.silly import SillyPlayer
 
 def local(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "evolution.host.local", *args], capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "evolution.cli.evolution_local", *args], capture_output=True, text=True, timeout=60
     )
 
 

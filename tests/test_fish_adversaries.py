@@ -18,8 +18,8 @@ from twisted.internet.defer import ensureDeferred, gatherResults
 from twisted.trial import unittest
 
 import adversaries as bad
-from evolution.host.replay_cli import check
-from evolution.net.client_cli import Thinking
+from evolution.cli.evolution_replay import check
+from evolution.cli.evolution_client import Thinking
 from fish_bots import (
     FishAdversary,
     Recorder,

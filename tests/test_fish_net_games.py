@@ -21,7 +21,7 @@ from twisted.trial import unittest
 
 from conftest import SPEC
 from evolution.games import game
-from evolution.net.client_cli import main as client_main
+from evolution.cli.evolution_client import main as client_main
 from fish_bots import Recorder, StandIn, connect, message_kind, sign_up
 from hosting import new_host, stored_tournament
 

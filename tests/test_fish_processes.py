@@ -14,7 +14,8 @@ import sys
 
 import pytest
 
-from evolution.host.demo import HostProcess, demo_bots, free_port, start_clients, wait_for_clients
+from evolution.cli.demo import demo_bots
+from evolution.testing import free_port, HostProcess, start_clients, wait_for_clients
 
 pytestmark = pytest.mark.slow
 
@@ -39,7 +40,7 @@ def test_a_knockout_of_fish_client_processes_is_stored_and_every_game_replays(tm
     failing = {name for name, strategy in bots.items() if strategy in ("cheater", "hole-placer")}
     for name, client in zip(bots, clients):
         assert client.returncode == (1 if name in failing and dialect == "seed004" else 0), client.stderr
-    [tournament] = json.loads(cli("evolution.host.results_cli", "--db", str(db), "--tournaments", "--json").stdout)
+    [tournament] = json.loads(cli("evolution.cli.evolution_results", "--db", str(db), "--tournaments", "--json").stdout)
     assert (tournament["status"], tournament["format"]) == ("finished", "knockout")
     assert len(tournament["winners"]) >= 1
     assert len(tournament["failures"]) == 2  # the cheater and the hole-placer (seed 004 names players by address)
@@ -47,6 +48,6 @@ def test_a_knockout_of_fish_client_processes_is_stored_and_every_game_replays(tm
         assert {failure["name"] for failure in tournament["failures"]} == failing
     assert tournament["games"]
     for game in tournament["games"]:
-        replayed = cli("evolution.host.replay_cli", str(game), "--db", str(db))
+        replayed = cli("evolution.cli.evolution_replay", str(game), "--db", str(db))
         assert replayed.returncode == 0, replayed.stdout + replayed.stderr
         assert "the stored result" in replayed.stdout

@@ -155,15 +155,15 @@ class HostedTournamentTests(unittest.TestCase):
         self.assertEqual(tournament.game, "fish")
         self.assertEqual(tournament.settings["runners_up"], False)
         db = host.options["db"]
-        listed = subprocess.run([sys.executable, "-m", "evolution.host.results_cli", "--db", str(db), "--tournaments",
+        listed = subprocess.run([sys.executable, "-m", "evolution.cli.evolution_results", "--db", str(db), "--tournaments",
                                  "--json"], capture_output=True, text=True, check=True)
         [shown] = json.loads(listed.stdout)
         self.assertEqual((shown["format"], shown["status"], shown["winners"]), ("knockout", "finished",
                                                                                 tournament.to_json()["winners"]))
-        table = subprocess.run([sys.executable, "-m", "evolution.host.results_cli", "--db", str(db), "--tournament",
+        table = subprocess.run([sys.executable, "-m", "evolution.cli.evolution_results", "--db", str(db), "--tournament",
                                 str(tournament.id)], capture_output=True, text=True, check=True).stdout
         self.assertIn("fish  knockout  finished", table)
-        replayed = subprocess.run([sys.executable, "-m", "evolution.host.replay_cli", str(tournament.games[0]), "--db",
+        replayed = subprocess.run([sys.executable, "-m", "evolution.cli.evolution_replay", str(tournament.games[0]), "--db",
                                    str(db)], capture_output=True, text=True)
         self.assertEqual(replayed.returncode, 0, replayed.stderr)
         self.assertIn("the stored result", replayed.stdout)

@@ -34,7 +34,7 @@ from evolution.games.fish.wire.messages import (
     read_void,
 )
 from evolution.games.fish.wire.schemas import SCHEMAS
-from evolution.host.schema_cli import main as schema_main
+from evolution.cli.evolution_schema import main as schema_main
 from evolution.jsonwire.errors import WireError
 
 BOARD = Board.from_rows([[1, 2, 3], [4, 5, 1], [2, 2, 2]])

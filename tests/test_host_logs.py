@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from evolution.host.demo import HostProcess, free_port, run_clients, start_clients, wait_for_clients
+from evolution.testing import free_port, HostProcess, run_clients, start_clients, wait_for_clients
 
 pytestmark = pytest.mark.slow
 
@@ -28,7 +28,7 @@ def log_lines(path: Path) -> list[str]:
 
 
 def evolution_results(db: Path, *args: str) -> str:
-    result = subprocess.run([sys.executable, "-m", "evolution.host.results_cli", "--db", str(db), *args],
+    result = subprocess.run([sys.executable, "-m", "evolution.cli.evolution_results", "--db", str(db), *args],
                             capture_output=True, text=True, timeout=60, check=True)
     return result.stdout
 

@@ -17,7 +17,7 @@ from twisted.internet.defer import ensureDeferred, gatherResults
 from twisted.trial import unittest
 
 import adversaries as bad
-from evolution.host.replay_cli import check
+from evolution.cli.evolution_replay import check
 from hosting import ANSWER_LIMIT, SIGNUP_LIMIT, new_host, until
 
 QUICK = ("--timeout", ANSWER_LIMIT, "--signup-timeout", SIGNUP_LIMIT)
@@ -25,7 +25,7 @@ QUICK = ("--timeout", ANSWER_LIMIT, "--signup-timeout", SIGNUP_LIMIT)
 
 def replay_command(game: int, db: str, *extra: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "evolution.host.replay_cli", str(game), "--db", db, *extra],
+        [sys.executable, "-m", "evolution.cli.evolution_replay", str(game), "--db", db, *extra],
         capture_output=True, text=True, timeout=60,
     )
 

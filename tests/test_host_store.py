@@ -33,7 +33,7 @@ GAME = GameRecord(
 
 
 def results(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "evolution.host.results_cli", *args], capture_output=True, text=True)
+    return subprocess.run([sys.executable, "-m", "evolution.cli.evolution_results", *args], capture_output=True, text=True)
 
 
 def test_a_recorded_game_reads_back_whole(tmp_path):

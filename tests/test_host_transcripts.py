@@ -24,7 +24,7 @@ QUICK = ("--timeout", "0.3", "--signup-window", "0.2", "--signup-timeout", "0.3"
 
 def replay_command(game: int, db: str, *extra: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "evolution.host.replay_cli", str(game), "--db", db, *extra],
+        [sys.executable, "-m", "evolution.cli.evolution_replay", str(game), "--db", db, *extra],
         capture_output=True, text=True, timeout=60,
     )
 

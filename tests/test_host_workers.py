@@ -20,7 +20,7 @@ from twisted.trial import unittest
 
 from evolution.games.evolution.rules.silly import SillyPlayer
 from evolution.host.processes.child import ChildProcess
-from evolution.net.client_cli import Thinking
+from evolution.cli.evolution_client import Thinking
 from evolution.net.handover import adopt, take
 from evolution.net.json_protocol import JSONStreamProtocol
 from hosting import new_host, until

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from evolution.host.demo import HostProcess, free_port, start_clients, wait_for_clients
+from evolution.testing import free_port, HostProcess, start_clients, wait_for_clients
 from evolution.store.results_store import ResultsStore
 
 pytestmark = pytest.mark.slow
@@ -37,7 +37,7 @@ def finished_games(db) -> int:
 
 
 def results(db, *options: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "evolution.host.results_cli", "--db", str(db), *options],
+    return subprocess.run([sys.executable, "-m", "evolution.cli.evolution_results", "--db", str(db), *options],
                           capture_output=True, text=True, timeout=60)
 
 

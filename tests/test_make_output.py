@@ -97,7 +97,7 @@ def test_the_tls_tests_end_without_warnings():
 
 
 def test_the_demo_counts_the_bots_as_they_sign_up():
-    result = subprocess.run([sys.executable, "-m", "evolution.host.demo", "--bots", "5", "--think", "0", "--linger", "0"],
+    result = subprocess.run([sys.executable, "-m", "evolution.cli.demo", "--bots", "5", "--think", "0", "--linger", "0"],
                             cwd=REPO, capture_output=True, text=True, timeout=180)
     assert result.returncode == 0, result.stdout + result.stderr
     lines = result.stdout.splitlines()
@@ -109,7 +109,7 @@ def test_the_demo_counts_the_bots_as_they_sign_up():
 
 
 def test_the_ladder_demo_prints_the_leaders_then_the_ladder():
-    result = subprocess.run([sys.executable, "-m", "evolution.host.demo", "--ladder", "--bots", "5", "--seconds", "10"],
+    result = subprocess.run([sys.executable, "-m", "evolution.cli.demo", "--ladder", "--bots", "5", "--seconds", "10"],
                             cwd=REPO, capture_output=True, text=True, timeout=180)
     assert result.returncode == 0, result.stdout + result.stderr
     lines = result.stdout.splitlines()

@@ -14,7 +14,7 @@ from twisted.logger import formatEvent, globalLogPublisher
 from twisted.trial import unittest
 
 import adversaries as bad
-from evolution.host.replay_cli import check
+from evolution.cli.evolution_replay import check
 from hosting import ANSWER_LIMIT, SIGNUP_LIMIT, new_host, until
 
 LIMITS = ("--timeout", ANSWER_LIMIT, "--signup-timeout", SIGNUP_LIMIT, "--deck", "sorted")

@@ -18,7 +18,7 @@ from twisted.trial import unittest
 
 import adversaries as bad
 from hosting import ANSWER_LIMIT, SIGNUP_LIMIT, new_host, until
-from evolution.net.client_cli import Thinking
+from evolution.cli.evolution_client import Thinking
 from evolution.games.evolution.rules.silly import SillyPlayer
 
 LIMITS = ("--timeout", ANSWER_LIMIT, "--signup-timeout", SIGNUP_LIMIT, "--deck", "sorted")

@@ -18,7 +18,7 @@ from twisted.trial import unittest
 
 import adversaries as bad
 from conftest import SPEC
-from evolution.host.replay_cli import check
+from evolution.cli.evolution_replay import check
 from evolution.net.client import ClientProtocol, Removed, conversation
 from evolution.games.evolution.rules.actions import Action4, Growth
 from evolution.games.evolution.rules.silly import SillyPlayer

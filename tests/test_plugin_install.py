@@ -19,7 +19,7 @@ import pytest
 
 from conftest import REPO
 from evolution.games.fish.wire.schemas import SCHEMAS as FISH_SCHEMAS
-from evolution.host.demo import free_port
+from evolution.testing import free_port
 
 pytestmark = pytest.mark.slow
 

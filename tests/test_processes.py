@@ -13,7 +13,7 @@ import unicodedata
 
 import pytest
 
-from evolution.host.demo import HostProcess, free_port, run_clients, start_clients, twistd_command, wait_for_clients
+from evolution.testing import free_port, HostProcess, run_clients, start_clients, twistd_command, wait_for_clients
 from evolution.store.results_store import ResultsStore
 from evolution.games.evolution.rules.cards import Deck
 from evolution.games.evolution.rules.local import play_local_game
@@ -24,7 +24,7 @@ pytestmark = pytest.mark.slow
 
 def stored_games(db) -> list[dict]:
     result = subprocess.run(
-        [sys.executable, "-m", "evolution.host.results_cli", "--db", str(db), "--json"],
+        [sys.executable, "-m", "evolution.cli.evolution_results", "--db", str(db), "--json"],
         capture_output=True, text=True, check=True,
     )
     return json.loads(result.stdout)
@@ -61,7 +61,7 @@ def test_three_and_eight_client_processes_play_full_games(tmp_path):
 
 def test_a_client_with_no_host_says_so_and_fails(tmp_path):
     result = subprocess.run(
-        [sys.executable, "-m", "evolution.net.client_cli", "--port", str(free_port()), "--retries", "0"],
+        [sys.executable, "-m", "evolution.cli.evolution_client", "--port", str(free_port()), "--retries", "0"],
         capture_output=True, text=True, timeout=60,
     )
     assert result.returncode == 1
@@ -193,7 +193,7 @@ def test_a_strategy_that_is_not_a_player_is_one_line_and_status_2():
         ("collections:OrderedDict", "strategy 'collections:OrderedDict' is no player: it has no start, choose, "
          "feed_next"),
     ]:
-        result = subprocess.run([sys.executable, "-m", "evolution.net.client_cli", "--strategy", strategy],
+        result = subprocess.run([sys.executable, "-m", "evolution.cli.evolution_client", "--strategy", strategy],
                                 capture_output=True, text=True, timeout=60)
         assert (result.returncode, result.stdout) == (2, "")
         assert result.stderr == f"evolution-client: error: {line} (see --help)\n"
@@ -250,7 +250,7 @@ def test_ssl_without_pyopenssl_says_what_to_install(tmp_path):
 
 
 def test_a_client_asked_for_tls_without_pyopenssl_says_what_to_install():
-    code = f"{HIDE_OPENSSL}; from evolution.net.client_cli import main; main()"
+    code = f"{HIDE_OPENSSL}; from evolution.cli.evolution_client import main; main()"
     result = subprocess.run([sys.executable, "-c", code, "--tls", "--name", "b"], capture_output=True, text=True,
                             timeout=60)
     assert (result.returncode, result.stderr) == (
@@ -280,7 +280,7 @@ def start_stuck_game(tmp_path) -> tuple[HostProcess, subprocess.Popen, list[sock
     host = HostProcess(port, tmp_path / "r.sqlite", tmp_path / "host.log",
                        "--players", "3-3", "--games", "1", "--timeout", "60", "--deck", "sorted")
     host.wait_until_listening()
-    client = subprocess.Popen([sys.executable, "-m", "evolution.net.client_cli", "--port", str(port), "--name", "bot"],
+    client = subprocess.Popen([sys.executable, "-m", "evolution.cli.evolution_client", "--port", str(port), "--name", "bot"],
                               stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     silent = [signed_up(port, f"silent {i}") for i in range(2)]
     for connection in silent:
@@ -327,7 +327,7 @@ def test_the_client_prints_what_a_host_sends_escaped():
         server.bind(("127.0.0.1", 0))
         server.listen()
         client = subprocess.Popen(
-            [sys.executable, "-m", "evolution.net.client_cli", "--port", str(server.getsockname()[1]), "--name", nasty],
+            [sys.executable, "-m", "evolution.cli.evolution_client", "--port", str(server.getsockname()[1]), "--name", nasty],
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         )
         connection, _ = server.accept()

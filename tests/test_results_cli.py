@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import unicodedata
 
-from evolution.host.results_cli import main
+from evolution.cli.evolution_results import main
 from evolution.store.records import GameRecord, SeatRecord
 from evolution.store.results_store import ResultsStore
 

@@ -15,7 +15,7 @@ import sys
 
 import pytest
 
-from evolution.host.demo import HostProcess, free_port
+from evolution.testing import free_port, HostProcess
 
 pytestmark = pytest.mark.slow
 
@@ -54,7 +54,7 @@ def play_silently(tmp_path, options: tuple[str, ...], sign_ups: list[object]) ->
         host.stop()
         for connection in connections:
             connection.close()
-    games = subprocess.run([sys.executable, "-m", "evolution.host.results_cli", "--db", str(db), "--json"],
+    games = subprocess.run([sys.executable, "-m", "evolution.cli.evolution_results", "--db", str(db), "--json"],
                            capture_output=True, text=True, check=True, timeout=60).stdout
     [game] = json.loads(games)
     return replies, [seat["name"] for seat in game["players"]], log.read_text()

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from evolution.host.demo import free_port
+from evolution.testing import free_port
 
 REPORT = (
     "import atexit, json, sys\n"
@@ -42,7 +42,7 @@ def under(modules: set[str], *packages: str) -> list[str]:
 @pytest.fixture(scope="module")
 def client_modules(tmp_path_factory) -> set[str]:
     body = (
-        "from evolution.net.client_cli import main\n"
+        "from evolution.cli.evolution_client import main\n"
         f"main(['--port', '{free_port()}', '--retries', '0'])\n"  # nobody listens: the client starts, then ends
     )
     return loaded(tmp_path_factory.mktemp("client"), body)

@@ -20,7 +20,7 @@ from twisted.internet.defer import ensureDeferred, gatherResults
 from twisted.trial import unittest
 
 from disks import fill, freeze, loop_ext4, small_tmpfs, thaw
-from evolution.host.demo import HostProcess, free_port
+from evolution.testing import free_port, HostProcess
 from evolution.store.journal import held as journal_held
 from evolution.store.results_store import ResultsStore
 from evolution.net.client import play_remote

@@ -17,7 +17,7 @@ from twisted.internet.defer import gatherResults
 from twisted.trial import unittest
 
 from evolution.net.client import ClientProtocol, Refused, conversation
-from evolution.net.client_cli import Thinking
+from evolution.cli.evolution_client import Thinking
 from evolution.games.evolution.rules.silly import SillyPlayer
 from evolution.games.evolution.strategies import BY_NAME
 from evolution.games.evolution.wire.messages import message_kind

@@ -24,8 +24,9 @@ from twisted.internet.defer import ensureDeferred, gatherResults
 from twisted.internet.task import deferLater
 from twisted.trial import unittest
 
-from evolution.host.demo import HostProcess, demo_bots, free_port, start_clients, wait_for_clients
-from evolution.host.replay_cli import check
+from evolution.cli.demo import demo_bots
+from evolution.testing import free_port, HostProcess, start_clients, wait_for_clients
+from evolution.cli.evolution_replay import check
 from evolution.store.results_store import ResultsStore
 from evolution.net.client import play_remote
 from evolution.games.evolution.rules.silly import SillyPlayer

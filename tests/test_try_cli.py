@@ -13,11 +13,11 @@ import pytest
 
 pytestmark = pytest.mark.slow
 
-CLIENT = (sys.executable, "-m", "evolution.net.client_cli", "--port", "{port}")
+CLIENT = (sys.executable, "-m", "evolution.cli.evolution_client", "--port", "{port}")
 
 
 def tryout(*arguments: str, limit: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "evolution.host.try_cli", *arguments],
+    return subprocess.run([sys.executable, "-m", "evolution.cli.evolution_try", *arguments],
                           capture_output=True, text=True, timeout=limit, stdin=subprocess.DEVNULL)
 
 

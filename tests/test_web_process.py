@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO
-from evolution.host.demo import free_port, run_clients, twistd_command
+from evolution.testing import free_port, run_clients, twistd_command
 from evolution.store.results_store import ResultsStore
 
 pytestmark = pytest.mark.slow

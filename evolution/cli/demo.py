@@ -13,128 +13,31 @@ leaders every 15 s and the whole ladder at the end (``make demo-ladder``;
 the bots that fail on purpose are hung up on in their first game).
 ``--game fish`` (``make demo-fish``) plays Fish instead: greedy and maximin
 bots, a cheater and a hole-placer, in games of 2 to 4, in the course's
-protocol (or ``--dialect seed004``). The helpers (``free_port``,
-``HostProcess``, ``start_clients``, ``run_clients``) are also what the
-end-to-end tests and the benchmarks use.
+protocol (or ``--dialect seed004``). Its process helpers are
+``evolution.testing``'s, which the end-to-end tests and the benchmarks use
+too.
 """
 
 from __future__ import annotations
 
-import os
 import re
-import signal
-import socket
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-from evolution.cli import ArgumentParser
-from evolution.games import DEFAULT_GAME, GAME_NAMES, game
-from evolution.host.results_cli import format_game, format_ladder, format_tournament
+from evolution.cli.arguments import ArgumentParser, add_game
+from evolution.cli.evolution_results import format_game, format_ladder, format_tournament
+from evolution.games import DEFAULT_GAME, game
 from evolution.store.results_store import ResultsStore
+from evolution.testing import HostProcess, free_port, run_clients, start_clients, wait_for_clients
 from evolution.text import plural
-
-
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that nobody listens on right now."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def twistd_command() -> list[str]:
-    """How to run twistd with this Python: its script beside the interpreter, if any."""
-    script = Path(sys.executable).with_name("twistd")
-    if script.is_file():
-        return [str(script)]
-    return [sys.executable, "-c", "from twisted.scripts.twistd import run; run()"]
-
-
-class HostProcess:
-    """``twistd -n evolution`` in a child process, listening on 127.0.0.1:port.
-
-    With ``own_group``, in a process group of its own with its children (the
-    store process), which ``kill_group`` ends with SIGKILL all at once.
-    """
-
-    def __init__(self, port: int, db: Path, log: Path, *options: str, own_group: bool = False) -> None:
-        self.port = port
-        command = [
-            *twistd_command(), "--nodaemon", "--pidfile=", f"--logfile={log}",
-            "evolution", "--port", f"tcp:{port}:interface=127.0.0.1", "--db", str(db), *options,
-        ]
-        self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, start_new_session=own_group)
-        self.log = log
-
-    def kill_group(self) -> None:
-        """SIGKILL to the host and every process it started, as a machine's crash of them would."""
-        os.killpg(self.process.pid, signal.SIGKILL)
-        self.process.wait(timeout=10)
-
-    def wait_until_listening(self, limit: float = 20.0) -> None:
-        deadline = time.monotonic() + limit
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"the host exited with status {self.process.returncode}; see {self.log}")
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=0.5).close()
-                return
-            except OSError:
-                time.sleep(0.05)
-        raise RuntimeError(f"the host did not listen on port {self.port} within {limit:g} s; see {self.log}")
-
-    def wait(self, limit: float = 60.0) -> int:
-        try:
-            return self.process.wait(timeout=limit)
-        except subprocess.TimeoutExpired:
-            self.process.terminate()
-            self.process.wait(timeout=10)
-            raise RuntimeError(f"the host did not stop within {limit:g} s; see {self.log}") from None
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            self.process.wait(timeout=10)
-
-
-def start_clients(
-    port: int, names: list[str], strategies: dict[str, str] | None = None, think: float = 0.0, *extra: str
-) -> list[subprocess.Popen]:
-    """Start one ``evolution-client`` process per name (with its strategy, default silly), all at once."""
-    return [
-        subprocess.Popen(
-            [
-                sys.executable, "-m", "evolution.net.client_cli", "--port", str(port), "--name", name, "--quiet",
-                "--strategy", (strategies or {}).get(name, "silly"), "--think", str(think), *extra,
-            ],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for name in names
-    ]
-
-
-def run_clients(port: int, names: list[str], limit: float = 60.0, *extra: str) -> list[subprocess.CompletedProcess]:
-    """Start one ``evolution-client`` process per name (``extra``: more options), all at once; wait for all."""
-    return wait_for_clients(start_clients(port, names, None, 0.0, *extra), limit)
-
-
-def wait_for_clients(processes: list[subprocess.Popen], limit: float) -> list[subprocess.CompletedProcess]:
-    results = []
-    for process in processes:
-        out, err = process.communicate(timeout=limit)
-        results.append(subprocess.CompletedProcess(process.args, process.returncode, out, err))
-    return results
 
 
 def parser() -> ArgumentParser:
     p = ArgumentParser(
-        prog="python -m evolution.host.demo",
+        prog="python -m evolution.cli.demo",
         description="Run the host and bot processes on loopback: a knockout tournament of 20 bots (silly and "
         "builder strategies and two that fail on purpose), with a progress line per round and the standings; "
         "or, with --games, a few single games.",
@@ -146,7 +49,7 @@ def parser() -> ArgumentParser:
     p.add_argument("--seconds", type=float, default=60.0, help="with --ladder: how long it runs (default 60)")
     p.add_argument("--players", type=int, metavar="N", help="bots per game at most (default: the game's most, "
                    "evolution 8, fish 4)")
-    p.add_argument("--game", choices=GAME_NAMES, default=DEFAULT_GAME, help=f"the game (default {DEFAULT_GAME})")
+    add_game(p)
     p.add_argument("--dialect", help="the game's dialect (default: its first, the course's)")
     p.add_argument("--seed", type=int, default=2016, help="the first game's shuffle (default 2016)")
     p.add_argument("--think", type=float, metavar="SECONDS",

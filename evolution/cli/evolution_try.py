@@ -34,13 +34,13 @@ from twisted.internet.defer import ensureDeferred
 from twisted.internet.task import react
 from twisted.python import usage
 
-from evolution.cli import ArgumentParser, seconds, whole_number
-from evolution.games import DEFAULT_GAME, GAME_NAMES, game
-from evolution.store.records import GameRecord, SeatRecord
-from evolution.store.database import StoreError
-from evolution.store.results_store import ResultsStore
-from evolution.replays.transcripts import transcript, transcript_lines
+from evolution.cli.arguments import ArgumentParser, add_game, seconds, whole_number
+from evolution.games import GAME_NAMES, game
 from evolution.host.tryout import Tryout, TryoutOutcome, TryoutSettings
+from evolution.replays.transcripts import transcript, transcript_lines
+from evolution.store.database import StoreError
+from evolution.store.records import GameRecord, SeatRecord
+from evolution.store.results_store import ResultsStore
 from evolution.text import escape, plural, quoted, short
 
 NAME_WIDTH = 24
@@ -55,7 +55,7 @@ def parser() -> ArgumentParser:
         "ladders play them. Prints each game's result, every removal with its reason, and the transcript of the "
         "first; exits 0 only if the bot was never removed.",
     )
-    p.add_argument("--game", choices=GAME_NAMES, default=DEFAULT_GAME, help=f"the game (default {DEFAULT_GAME})")
+    add_game(p)
     p.add_argument("--games", type=whole_number(1, 1000), default=3, metavar="K", help="games to play (default 3)")
     p.add_argument("--players", type=whole_number(2, 8), metavar="N",
                    help="players per game, the bot included (default: the bot and one house bot of each strategy)")

@@ -28,12 +28,12 @@ import json
 import sys
 from typing import Sequence
 
-from evolution.cli import ArgumentParser, quiet_broken_pipe
-from evolution.games import DEFAULT_GAME, GAME_NAMES, UnknownGame, game as game_named
-from evolution.store.records import EntrantRecord, TournamentRecord
+from evolution.cli.arguments import ArgumentParser, add_game, quiet_broken_pipe
+from evolution.games import DEFAULT_GAME, UnknownGame
+from evolution.games import game as game_named
 from evolution.store.database import StoreError
-from evolution.store.records import GameRecord, SeatRecord
-from evolution.store.results_store import reading, ResultsStore
+from evolution.store.records import EntrantRecord, GameRecord, SeatRecord, TournamentRecord
+from evolution.store.results_store import ResultsStore, reading
 from evolution.text import escape, plural, short
 from evolution.tournament.ladder import Standing
 
@@ -155,7 +155,7 @@ def parser() -> ArgumentParser:
     what.add_argument("--tournament", type=int, metavar="ID", help="show one tournament: its rounds and standings")
     what.add_argument("--ladder", action="store_true", help="show the ladder: every bot's rating, games, wins and "
                       "removals, best first")
-    p.add_argument("--game", choices=GAME_NAMES, help=f"with --ladder: whose ladder (default {DEFAULT_GAME})")
+    add_game(p, f"with --ladder: whose ladder (default {DEFAULT_GAME})", default=None)
     return p
 
 

@@ -25,17 +25,17 @@ import random
 import sys
 from typing import Any
 
-from evolution.cli import ArgumentParser, quiet_broken_pipe
+from evolution.cli.arguments import ArgumentParser, add_game, quiet_broken_pipe
+from evolution.cli.evolution_results import format_seats, format_standings
 from evolution.coroutines import run_locally
-from evolution.games import DEFAULT_GAME, GAME_NAMES, Game, game
-from evolution.store.records import SeatRecord, TournamentRecord, seat_records
-from evolution.host.results_cli import format_seats, format_standings
+from evolution.games import GAME_NAMES, Game, game
 from evolution.host.modes.tournament_run import entrant_records
+from evolution.store.records import SeatRecord, TournamentRecord, seat_records
+from evolution.text import plural
 from evolution.tournament.formats import Knockout, Swiss
 from evolution.tournament.local import LocalReferee
 from evolution.tournament.manager import TournamentManager
 from evolution.tournament.standings import Entrant
-from evolution.text import plural
 
 
 def seat_json(seat: SeatRecord) -> dict[str, Any]:
@@ -82,7 +82,7 @@ def parser() -> ArgumentParser:
         + ", ".join(f"{name} {game(name).min_players}..{game(name).max_players}" for name in GAME_NAMES)
         + "); with --tournament, the players entering it",
     )
-    p.add_argument("--game", choices=GAME_NAMES, default=DEFAULT_GAME, help=f"the game (default {DEFAULT_GAME})")
+    add_game(p)
     p.add_argument("--strategy", action="append", metavar="NAME",
                    help="a house player; repeat to seat several in turn (default: the game's first)")
     p.add_argument("--seed", type=int, help="seed of the first game's deal (default: a random seed, printed)")

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from evolution.cli import ArgumentParser, quiet_broken_pipe
-from evolution.games import DEFAULT_GAME, GAME_NAMES, game
+from evolution.cli.arguments import ArgumentParser, add_game, quiet_broken_pipe
+from evolution.games import game
 from evolution.jsonwire.errors import WireError
 from evolution.jsonwire.framing import DEFAULT_MAX_DEPTH, FramingError, decode_one
 from evolution.jsonwire.schema_explain import MAX_ERRORS
@@ -83,7 +83,7 @@ def build_parser() -> ArgumentParser:
         prog="evolution-schema",
         description="Check a message against a game's JSON Schemas, as the host checks it.",
     )
-    parser.add_argument("--game", choices=GAME_NAMES, default=DEFAULT_GAME, help=f"the game (default {DEFAULT_GAME})")
+    add_game(parser)
     commands = parser.add_subparsers(dest="command", required=True, metavar="{list,check}")
     commands.add_parser("list", help="the schema names and what each describes")
     check = commands.add_parser("check", help="check one JSON message (exit 0 valid, 1 invalid)")

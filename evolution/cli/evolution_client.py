@@ -35,7 +35,7 @@ from typing import Any
 from twisted.internet.defer import CancelledError, ensureDeferred
 from twisted.internet.task import deferLater, react
 
-from evolution.cli import ArgumentParser, seconds, whole_number
+from evolution.cli.arguments import ArgumentParser, add_game, seconds, whole_number
 from evolution.games import DEFAULT_GAME, GAME_NAMES, Game, game
 from evolution.net.client import ClientError, play_remote
 from evolution.text import escape, plural, quoted
@@ -92,7 +92,7 @@ def parser() -> ArgumentParser:
         description="Sign up with a host and play until it hangs up: one game, or every game of a tournament or a "
         "ladder.",
     )
-    p.add_argument("--game", choices=GAME_NAMES, default=DEFAULT_GAME, help=f"the game (default {DEFAULT_GAME})")
+    add_game(p)
     p.add_argument("--host", default="127.0.0.1", help="the host's address (default 127.0.0.1)")
     p.add_argument("--port", type=port_number, default=45678, help="the host's port (default 45678)")
     p.add_argument("--name", help="the name to sign up with (Evolution: any string, default 'silly bot'; Fish's "

@@ -3,7 +3,8 @@
 Offers ``ArgumentParser``: argparse, but a bad argument prints one line,
 ``<prog>: error: <what> (see --help)``, and exits with status 2;
 ``whole_number(low, high)`` and ``seconds(low, high)``, argument types with
-a range that say what is wrong in one sentence; and ``quiet_broken_pipe``,
+a range that say what is wrong in one sentence; ``add_game(parser)``, the
+``--game`` every command takes, said one way; and ``quiet_broken_pipe``,
 for commands whose output may go to ``head``.
 """
 
@@ -14,6 +15,8 @@ import functools
 import os
 import sys
 from typing import Callable, NoReturn, TypeVar
+
+from evolution.games import DEFAULT_GAME, GAME_NAMES
 
 T = TypeVar("T")
 
@@ -63,3 +66,9 @@ class ArgumentParser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         sys.stderr.write(f"{self.prog}: error: {message} (see --help)\n")
         sys.exit(2)
+
+
+def add_game(parser: argparse.ArgumentParser, help: str | None = None, default: str | None = DEFAULT_GAME) -> None:
+    """The ``--game`` option: one of the games the host serves (Evolution by default)."""
+    parser.add_argument("--game", choices=GAME_NAMES, default=default,
+                        help=help or f"the game (default {DEFAULT_GAME})")

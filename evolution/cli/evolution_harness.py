@@ -13,8 +13,8 @@ from __future__ import annotations
 import json
 import sys
 
-from evolution.cli import ArgumentParser
-from evolution.games import DEFAULT_GAME, GAME_NAMES, game
+from evolution.cli.arguments import ArgumentParser, add_game
+from evolution.games import GAME_NAMES, game
 from evolution.jsonwire.errors import WireError
 
 
@@ -24,7 +24,7 @@ def parser() -> ArgumentParser:
         description="Run one of the course's test harnesses: one JSON value on stdin, the answer on stdout. "
         "Invalid input prints nothing (exit 0), as the course's harnesses do.",
     )
-    p.add_argument("--game", choices=GAME_NAMES, default=DEFAULT_GAME, help=f"the game (default {DEFAULT_GAME})")
+    add_game(p)
     p.add_argument(
         "name", metavar="NAME",
         help="which harness: " + "; ".join(f"{name}: {', '.join(sorted(game(name).harnesses()))}" for name in GAME_NAMES),

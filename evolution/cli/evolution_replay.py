@@ -16,12 +16,12 @@ from __future__ import annotations
 import json
 import sys
 
-from evolution.cli import ArgumentParser, quiet_broken_pipe
-from evolution.store.records import GameRecord
+from evolution.cli.arguments import ArgumentParser, quiet_broken_pipe
 from evolution.replays.rerun import replay
-from evolution.store.database import StoreError
-from evolution.store.results_store import reading, ResultsStore
 from evolution.replays.transcripts import NoSuchSeat, transcript, transcript_lines
+from evolution.store.database import StoreError
+from evolution.store.records import GameRecord
+from evolution.store.results_store import ResultsStore, reading
 from evolution.text import plural
 
 

@@ -1,0 +1,112 @@
+"""Process helpers for tests, benchmarks and bot authors: a host and its clients as real processes on loopback.
+
+Offers ``free_port()``, ``twistd_command()``, ``HostProcess`` (``twistd -n
+evolution`` in a child process, with its log file), ``start_clients`` /
+``run_clients`` / ``wait_for_clients`` (``evolution-client`` processes), as
+``twisted.internet.testing`` offers Twisted's own tests what they share. The
+demo (``evolution.cli.demo``) is built of them too.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nobody listens on right now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def twistd_command() -> list[str]:
+    """How to run twistd with this Python: its script beside the interpreter, if any."""
+    script = Path(sys.executable).with_name("twistd")
+    if script.is_file():
+        return [str(script)]
+    return [sys.executable, "-c", "from twisted.scripts.twistd import run; run()"]
+
+
+class HostProcess:
+    """``twistd -n evolution`` in a child process, listening on 127.0.0.1:port.
+
+    With ``own_group``, in a process group of its own with its children (the
+    store process), which ``kill_group`` ends with SIGKILL all at once.
+    """
+
+    def __init__(self, port: int, db: Path, log: Path, *options: str, own_group: bool = False) -> None:
+        self.port = port
+        command = [
+            *twistd_command(), "--nodaemon", "--pidfile=", f"--logfile={log}",
+            "evolution", "--port", f"tcp:{port}:interface=127.0.0.1", "--db", str(db), *options,
+        ]
+        self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, start_new_session=own_group)
+        self.log = log
+
+    def kill_group(self) -> None:
+        """SIGKILL to the host and every process it started, as a machine's crash of them would."""
+        os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait(timeout=10)
+
+    def wait_until_listening(self, limit: float = 20.0) -> None:
+        deadline = time.monotonic() + limit
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"the host exited with status {self.process.returncode}; see {self.log}")
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.5).close()
+                return
+            except OSError:
+                time.sleep(0.05)
+        raise RuntimeError(f"the host did not listen on port {self.port} within {limit:g} s; see {self.log}")
+
+    def wait(self, limit: float = 60.0) -> int:
+        try:
+            return self.process.wait(timeout=limit)
+        except subprocess.TimeoutExpired:
+            self.process.terminate()
+            self.process.wait(timeout=10)
+            raise RuntimeError(f"the host did not stop within {limit:g} s; see {self.log}") from None
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(timeout=10)
+
+
+def start_clients(
+    port: int, names: list[str], strategies: dict[str, str] | None = None, think: float = 0.0, *extra: str
+) -> list[subprocess.Popen]:
+    """Start one ``evolution-client`` process per name (with its strategy, default silly), all at once."""
+    return [
+        subprocess.Popen(
+            [
+                sys.executable, "-m", "evolution.cli.evolution_client", "--port", str(port), "--name", name, "--quiet",
+                "--strategy", (strategies or {}).get(name, "silly"), "--think", str(think), *extra,
+            ],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for name in names
+    ]
+
+
+def run_clients(port: int, names: list[str], limit: float = 60.0, *extra: str) -> list[subprocess.CompletedProcess]:
+    """Start one ``evolution-client`` process per name (``extra``: more options), all at once; wait for all."""
+    return wait_for_clients(start_clients(port, names, None, 0.0, *extra), limit)
+
+
+def wait_for_clients(processes: list[subprocess.Popen], limit: float) -> list[subprocess.CompletedProcess]:
+    results = []
+    for process in processes:
+        out, err = process.communicate(timeout=limit)
+        results.append(subprocess.CompletedProcess(process.args, process.returncode, out, err))
+    return results
