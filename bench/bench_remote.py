@@ -8,10 +8,10 @@ received by the host). System time is mostly the loopback socket calls.
 
 from __future__ import annotations
 
+import resource
 import statistics
 import sys
 import tempfile
-import resource
 import time
 from pathlib import Path
 
@@ -20,8 +20,8 @@ from twisted.internet.defer import ensureDeferred, gatherResults
 from twisted.internet.utils import getProcessValue
 
 from evolution.host.wiring import Options, build_host
+from evolution.net.host_connection import HostProtocol
 from evolution.store.writer import StoreWriter
-from evolution.net.signup import HostProtocol
 
 GAMES = 12
 PLAYERS = 8

@@ -31,10 +31,10 @@ from evolution.games.evolution.rules.player import FeedingState
 from evolution.games.evolution.rules.player_state import PlayerView
 from evolution.games.evolution.rules.silly import SillyPlayer
 from evolution.games.evolution.wire import codec
-from evolution.jsonwire.errors import WireError
-from evolution.jsonwire.framing import JSONStreamDecoder, encode_message
 from evolution.games.evolution.wire.messages import read_action4, read_feed_next
 from evolution.games.evolution.wire.schemas import SCHEMAS
+from evolution.jsonwire.framing import JSONStreamDecoder, encode_message
+from evolution.jsonwire.wire_errors import WireError
 
 GAMES = 120
 PLAYERS = 8

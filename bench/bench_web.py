@@ -32,14 +32,14 @@ from twisted.web.resource import Resource
 from twisted.web.server import Site
 
 from evolution.games import game as game_named
-from evolution.net.game_log import GameLog
 from evolution.games.evolution.rules.cards import Deck
 from evolution.games.evolution.rules.dealer import Dealer
 from evolution.games.evolution.rules.local import run_locally
 from evolution.games.evolution.rules.silly import SillyPlayer
-from evolution.web.push import Hub, Message, sse_bytes
-from evolution.web.site import WebResource
 from evolution.host.runner.live_pictures import LivePictures
+from evolution.net.game_log import GameLog
+from evolution.web.push import Hub, Message, sse_bytes
+from evolution.web.routes import WebResource
 
 UPDATES = 200
 

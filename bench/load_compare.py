@@ -25,7 +25,7 @@ from typing import Any, Callable
 
 from bench.load_result import LoadResult
 from bench.web_visitors import FLOODERS, PIPELINERS
-from evolution.web.bounds import MAX_CONNECTIONS
+from evolution.web.visitor_bounds import MAX_CONNECTIONS
 
 WEB = "--web=tcp:{web}:interface=127.0.0.1"
 Pair = tuple[LoadResult, LoadResult]

@@ -24,10 +24,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from evolution.testing import HostProcess
 from evolution.games.evolution.rules.cards import Deck
 from evolution.games.evolution.rules.local import play_local_game
 from evolution.games.evolution.rules.silly import SillyPlayer
+from evolution.testing import HostProcess
 
 ENGINE_GAMES = 200
 ENGINE_BURST = 10
@@ -90,7 +90,7 @@ def _kind(command: bytes) -> str:
     """A child of the host by its command line: the web view's (its process, or with ``--workers 0`` its store
     reads' process), the store process (the host's writes: a process of its own, on a core of its own), or a
     worker."""
-    if b"evolution.web.process" in command or b"evolution.web.read_process" in command:
+    if b"evolution.web.web_process" in command or b"evolution.web.read_process" in command:
         return "web"
     return "store" if b"evolution.store.writer_process" in command else "worker"
 

@@ -12,12 +12,12 @@ import importlib.util
 import json
 
 import pytest
-
 from conftest import REPO
+
 from evolution.games.evolution import GAME as EVOLUTION
 from evolution.games.evolution.rules.errors import RulesViolation
 from evolution.games.fish import GAME as FISH
-from evolution.jsonwire.errors import WireError
+from evolution.jsonwire.wire_errors import WireError
 
 GAMES = {"evolution": EVOLUTION, "fish": FISH}
 PAGES = {"rules.md": ("evolution", {"xattack", "xfeed", "xstep", "xstep4", "xsilly"}, 30),

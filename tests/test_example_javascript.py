@@ -23,12 +23,13 @@ import subprocess
 from typing import Any
 
 import pytest
+from bot_processes import BotProcess, ScriptedHost
+from conftest import CONFORMANCE, REPO
+from hosting import new_host, until
 from twisted.internet import reactor
 from twisted.internet.defer import gatherResults
 from twisted.trial import unittest
 
-from bot_processes import BotProcess, ScriptedHost
-from conftest import CONFORMANCE, REPO
 from evolution.games.evolution.rules.cards import ALL_CARDS
 from evolution.games.evolution.rules.errors import RulesViolation
 from evolution.games.evolution.rules.feeding import CarnivoreChoice, FatTissueChoice, VegetarianChoice, feeding_options
@@ -38,9 +39,8 @@ from evolution.games.evolution.rules.species import Species
 from evolution.games.evolution.rules.table import Table
 from evolution.games.evolution.rules.traits import Trait
 from evolution.games.evolution.wire import codec
-from evolution.jsonwire.errors import WireError
 from evolution.games.evolution.wire.messages import read_action4, read_feeding_choice
-from hosting import new_host, until
+from evolution.jsonwire.wire_errors import WireError
 
 EXAMPLE = REPO / "examples" / "javascript"
 BOT = EXAMPLE / "bot.js"

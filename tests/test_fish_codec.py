@@ -9,7 +9,7 @@ import pytest
 from evolution.games.fish.rules.board import Board, Position
 from evolution.games.fish.rules.state import SKIP, Color, GameState, Move, PlayerState
 from evolution.games.fish.wire import codec
-from evolution.jsonwire.errors import WireError
+from evolution.jsonwire.wire_errors import WireError
 
 P = Position
 

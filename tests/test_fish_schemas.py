@@ -8,15 +8,15 @@ import random
 from typing import Any
 
 import pytest
-from jsonschema import Draft202012Validator
-
 from conftest import CONFORMANCE
+from jsonschema import Draft202012Validator
 from test_schemas import _nodes
-from evolution.games.fish.wire.harness import HARNESSES, SCHEMAS, run_harness
-from evolution.jsonwire.errors import WireError
-from evolution.jsonwire.schema_bounds import Opaque, UnboundedSchema, View
+
 from evolution.games.evolution.wire.schemas import SCHEMAS as EVOLUTION_SCHEMAS
-from evolution.jsonwire.schemas import SchemaSet, schema_dir
+from evolution.games.fish.wire.harness import HARNESSES, SCHEMAS, run_harness
+from evolution.jsonwire.schema_bounds import Opaque, UnboundedSchema, View
+from evolution.jsonwire.schema_set import SchemaSet, schema_dir
+from evolution.jsonwire.wire_errors import WireError
 
 COURSE = ["name", "start", "playing-as", "playing-with", "setup", "take-turn", "end", "void", "position", "action"]
 SEED004 = [f"seed004/{name}" for name in ("color", "placement", "action", "disqualify", "game-result", "ack")]

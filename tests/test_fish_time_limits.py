@@ -23,12 +23,13 @@ from twisted.trial import unittest
 
 from evolution.games import game
 from evolution.games.fish.net.dialects import HOST_DIALECTS
-from evolution.host.runner.game_runner import GameOutcome, GameRunner, GameSettings
 from evolution.host.options import Options
+from evolution.host.runner.game_runner import GameOutcome, GameRunner, GameSettings
 from evolution.net.client import LastReply
+from evolution.net.host_connection import IN_LOBBY, PLAYING, HostProtocol
 from evolution.net.lobbies import GameLobby
 from evolution.net.remote_seat import CallSettings, RemoteSeat
-from evolution.net.signup import IN_LOBBY, PLAYING, HostProtocol, SignupConfig, SignupFactory
+from evolution.net.signup import SignupConfig, SignupFactory
 from evolution.outcomes import PlayerFailure
 
 FISH = game("fish")

@@ -14,17 +14,17 @@ import subprocess
 import sys
 
 import pytest
+from fish_bots import Recorder, sign_up
+from hosting import new_host, stored_tournament
+from test_tournament_formats import Scripted, entrants, names, run
 from twisted.trial import unittest
 
 from evolution.coroutines import run_locally
 from evolution.games import game
 from evolution.tournament.allocation import allocate
 from evolution.tournament.formats import Knockout, Swiss
-from evolution.tournament.local import LocalReferee
+from evolution.tournament.local_referee import LocalReferee
 from evolution.tournament.manager import TournamentManager
-from fish_bots import Recorder, sign_up
-from hosting import new_host, stored_tournament
-from test_tournament_formats import Scripted, entrants, names, run
 
 FISH = game("fish")
 

@@ -12,8 +12,9 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from conftest import SPEC
+
+from evolution.cli.evolution_schema import main as schema_main
 from evolution.games.fish.rules.board import Board, Position
 from evolution.games.fish.rules.state import SKIP, Color, GameState, Move, PlayerState
 from evolution.games.fish.wire.dialects import (
@@ -25,8 +26,8 @@ from evolution.games.fish.wire.dialects import (
     start_request,
 )
 from evolution.games.fish.wire.messages import (
-    read_action,
     read_ack,
+    read_action,
     read_call,
     read_name,
     read_position,
@@ -34,8 +35,7 @@ from evolution.games.fish.wire.messages import (
     read_void,
 )
 from evolution.games.fish.wire.schemas import SCHEMAS
-from evolution.cli.evolution_schema import main as schema_main
-from evolution.jsonwire.errors import WireError
+from evolution.jsonwire.wire_errors import WireError
 
 BOARD = Board.from_rows([[1, 2, 3], [4, 5, 1], [2, 2, 2]])
 STATE = GameState(BOARD, (PlayerState(Color.RED, 0, (Position(0, 0),)), PlayerState(Color.WHITE, 3, ())))

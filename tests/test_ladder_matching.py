@@ -7,7 +7,7 @@ from collections import Counter
 import pytest
 
 from evolution.tournament.allocation import seated
-from evolution.tournament.ladder import LadderSeat, Standing, Standings, ranked
+from evolution.tournament.ladder_standings import LadderSeat, Standing, Standings, ranked
 from evolution.tournament.matching import tables
 
 

@@ -14,15 +14,16 @@ from twisted.internet.testing import StringTransport
 from twisted.logger import formatEvent, globalLogPublisher
 from twisted.trial import unittest
 
-from evolution.net.lag import LagProbe
-from evolution.net.lobbies import GameLobby
 from evolution.games.evolution.net.proxy_player import ProxyPlayer
-from evolution.net.signup import IN_LOBBY, PLAYING, HostProtocol, SignupConfig, SignupFactory
 from evolution.games.evolution.rules.cards import ALL_CARDS
 from evolution.games.evolution.rules.feeding import VegetarianChoice
 from evolution.games.evolution.rules.player import FeedingState, PlayerFailure
 from evolution.games.evolution.rules.player_state import PlayerView
 from evolution.games.evolution.rules.species import Species
+from evolution.net.host_connection import IN_LOBBY, PLAYING, HostProtocol
+from evolution.net.lag import LagProbe
+from evolution.net.lobbies import GameLobby
+from evolution.net.signup import SignupConfig, SignupFactory
 
 
 class Lobby:

@@ -19,10 +19,10 @@ import jsonschema._keywords
 import pytest
 
 from evolution.games.evolution.rules.cards import ALL_CARDS
-from evolution.jsonwire.errors import WireError
 from evolution.games.evolution.wire.bounds import MAX_BOARDS, MAX_ENTRIES, MAX_HAND, MAX_PLAYERS
-from evolution.jsonwire.schema_bounds import Opaque, UnboundedSchema, View
 from evolution.games.evolution.wire.schemas import SCHEMAS
+from evolution.jsonwire.schema_bounds import Opaque, UnboundedSchema, View
+from evolution.jsonwire.wire_errors import WireError
 
 SPECIES = [["food", 0], ["body", 0], ["population", 1], ["traits", []]]
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from evolution.jsonwire.schemas import schema_dir
+from evolution.jsonwire.schema_set import schema_dir
 
 SCRIPT = Path(sys.executable).with_name("evolution-schema")
 SPECIES = [["food", 0], ["body", 0], ["population", 1], ["traits", []]]

@@ -15,10 +15,10 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
+import strategies as S
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import strategies as S
 from evolution.games.evolution.rules.actions import Action4, Growth, NewBoard, TraitReplacement
 from evolution.games.evolution.rules.cards import Card
 from evolution.games.evolution.rules.feeding import CarnivoreChoice, FatTissueChoice, VegetarianChoice
@@ -27,7 +27,6 @@ from evolution.games.evolution.rules.player_state import PlayerView
 from evolution.games.evolution.rules.species import Species
 from evolution.games.evolution.rules.traits import Trait
 from evolution.games.evolution.wire import codec
-from evolution.jsonwire.errors import WireError
 from evolution.games.evolution.wire.messages import (
     message_kind,
     read_action4,
@@ -40,6 +39,7 @@ from evolution.games.evolution.wire.messages import (
     read_start,
 )
 from evolution.games.evolution.wire.schemas import SCHEMAS
+from evolution.jsonwire.wire_errors import WireError
 
 HOST_MESSAGES = ("start", "choose", "feed-next", "score")
 

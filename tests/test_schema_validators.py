@@ -27,15 +27,15 @@ from typing import Any, Iterator
 
 import jsonschema_rs
 import pytest
-from jsonschema import Draft202012Validator
-
 import strategies as S
 import test_schemas
 from conftest import CONFORMANCE, REPO
-from evolution.games.fish.wire.harness import SCHEMAS as FISH_SCHEMAS
-from evolution.jsonwire.errors import WireError
+from jsonschema import Draft202012Validator
+
 from evolution.games.evolution.wire.schemas import SCHEMAS
-from evolution.jsonwire.schemas import schema_dir
+from evolution.games.fish.wire.harness import SCHEMAS as FISH_SCHEMAS
+from evolution.jsonwire.schema_set import schema_dir
+from evolution.jsonwire.wire_errors import WireError
 
 KIT = REPO / "examples" / "javascript"
 SCRIPT = Path(__file__).with_name("ajv_check.mjs")

@@ -15,18 +15,18 @@ import json
 import re
 
 import pytest
+import strategies as S
+from conftest import SPEC
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-import strategies as S
-from conftest import SPEC
 from evolution.games.evolution.wire import codec
-from evolution.jsonwire.errors import WireError
 from evolution.games.evolution.wire.messages import message_kind
-from evolution.jsonwire.schema_reasons import json_key
 from evolution.games.evolution.wire.schemas import SCHEMAS
-from evolution.jsonwire.schemas import schema_dir, show
+from evolution.jsonwire.schema_reasons import json_key
+from evolution.jsonwire.schema_set import schema_dir, show
+from evolution.jsonwire.wire_errors import WireError
 
 WIRE = ["signup", "signup-reply", "start", "choose", "feed-next", "action4", "feeding-choice", "score", "removed",
         "seed002/start", "seed002/choose", "seed002/feed-next"]

@@ -8,13 +8,13 @@ tournaments of many sizes.
 from __future__ import annotations
 
 import pytest
-
 from builders import Faulty
+
 from evolution.games.evolution.rules.local import run_locally
 from evolution.games.evolution.rules.silly import SillyPlayer
 from evolution.tournament.allocation import allocate, check_sizes
 from evolution.tournament.formats import PLAYOFFS, Knockout, Swiss
-from evolution.tournament.local import LocalReferee
+from evolution.tournament.local_referee import LocalReferee
 from evolution.tournament.manager import TournamentManager
 from evolution.tournament.scoring import places, points
 from evolution.tournament.standings import Entrant, GameReport, Seat

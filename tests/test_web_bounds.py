@@ -1,4 +1,4 @@
-"""The web view's CPU budget (``evolution.web.bounds.CPUBudget``): requests wait while its process is over it.
+"""The web view's CPU budget (``evolution.web.visitor_bounds.CPUBudget``): requests wait while its process is over it.
 
 The budget's arithmetic with a CPU counter and a clock the test moves; then a
 real ``BoundedSite`` on loopback TCP, asked by a raw HTTP client, whose
@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hosting import until
 from twisted.internet import reactor
 from twisted.internet.endpoints import TCP4ClientEndpoint, TCP4ServerEndpoint, connectProtocol
 from twisted.internet.protocol import Protocol
@@ -19,8 +20,7 @@ from twisted.logger import capturedLogs
 from twisted.trial import unittest
 from twisted.web.resource import Resource
 
-from evolution.web.bounds import BoundedSite, CPUBudget
-from hosting import until
+from evolution.web.visitor_bounds import BoundedSite, CPUBudget
 
 
 class Meter:

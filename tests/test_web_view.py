@@ -1,4 +1,4 @@
-"""The web view's model (``evolution.web.view``) on a fake clock, its store read in this process.
+"""The web view's model (``evolution.web.model``) on a fake clock, its store read in this process.
 
 Asserted: a read the reader refuses at once (``Busy``: too many waiting,
 or the store overdue) answers a 503 to whoever asked, and the next asker
@@ -17,25 +17,24 @@ that: never a 404, and at most ``STORING_WAIT`` seconds (then ``Busy``, a
 
 from __future__ import annotations
 
-from typing import Any
-
 import json
+from typing import Any
 
 import pytest
 from twisted.internet.defer import fail, maybeDeferred, succeed
 from twisted.internet.task import Clock
 from twisted.test.iosim import connectedServerAndClient, makeFakeClient
+from webhosting import tournament_operations
 
-from evolution.store.records import GameRecord
 from evolution.store.operations import game_operation
+from evolution.store.queries import Missing
+from evolution.store.reader import Busy
+from evolution.store.records import GameRecord
 from evolution.store.results_store import ResultsStore
 from evolution.web.feed import Telling
 from evolution.web.feed_channel import POLL_EVERY, FeedClient, FeedServer
-from evolution.store.reader import Busy
-from evolution.store.queries import Missing
+from evolution.web.model import STORING_WAIT, WebModel
 from evolution.web.read_process import READS, Encoded
-from evolution.web.view import STORING_WAIT, WebView
-from webhosting import tournament_operations
 
 
 class Idle(Telling):
@@ -130,7 +129,7 @@ def store(tmp_path):
 @pytest.mark.parametrize("page", ["overview", "replay"])
 def test_a_read_refused_at_once_is_busy_and_the_next_asker_reads_again(store, page):
     reader = Reader(store)
-    view = WebView(Idle(), reader, Clock())
+    view = WebModel(Idle(), reader, Clock())
     ask = view.overview if page == "overview" else lambda: view.replay(7)
     reader.busy = True
     with pytest.raises(Busy):
@@ -155,7 +154,7 @@ class Fed:
         self.client, _server, self.pump = connectedServerAndClient(
             lambda: FeedServer(self.host), lambda: FeedClient(self.clock, "evolution"), connected)
         self.store = ResultsStore.open(tmp_path / "results.sqlite")
-        self.view = WebView(self.client, Reader(self.store), self.clock)
+        self.view = WebModel(self.client, Reader(self.store), self.clock)
         begun, game, *_ = tournament_operations(1, "knockout", ["a", "b", "c"], 1)
         self.store.apply(begun)
         self.record = GameRecord.from_json(game["game"])

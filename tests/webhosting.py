@@ -33,6 +33,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from hosting import ANSWER_LIMIT, SIGNUP_LIMIT, LocalHost, test_options, until
 from twisted.internet import reactor
 from twisted.internet.defer import Deferred, ensureDeferred, succeed
 from twisted.internet.protocol import ClientFactory, Protocol
@@ -41,19 +42,18 @@ from twisted.internet.threads import deferToThread
 from twisted.trial import unittest
 
 from evolution.games import game
-from evolution.store.records import EntrantRecord, GameRecord, RoundRecord, SeatRecord, TournamentRecord
-from evolution.store.operations import game_operation, round_over, tournament_begun, tournament_over
-from evolution.store.results_store import ResultsStore
 from evolution.games.evolution.rules.local import run_locally
 from evolution.games.evolution.rules.silly import SillyPlayer
 from evolution.net.client import play_remote
+from evolution.store.operations import game_operation, round_over, tournament_begun, tournament_over
+from evolution.store.records import EntrantRecord, GameRecord, RoundRecord, SeatRecord, TournamentRecord
+from evolution.store.results_store import ResultsStore
 from evolution.tournament.formats import Knockout, Swiss
-from evolution.tournament.local import LocalReferee
+from evolution.tournament.local_referee import LocalReferee
 from evolution.tournament.manager import TournamentManager
 from evolution.tournament.scoring import points
 from evolution.tournament.standings import Entrant, GameReport
 from evolution.web.service import WebApp
-from hosting import ANSWER_LIMIT, SIGNUP_LIMIT, LocalHost, test_options, until
 
 QUICK = ("--timeout", ANSWER_LIMIT, "--signup-timeout", SIGNUP_LIMIT)  # games start when their players are in
 

@@ -15,7 +15,7 @@ import sys
 
 from evolution.cli.arguments import ArgumentParser, add_game
 from evolution.games import GAME_NAMES, game
-from evolution.jsonwire.errors import WireError
+from evolution.jsonwire.wire_errors import WireError
 
 
 def parser() -> ArgumentParser:

@@ -33,7 +33,7 @@ from evolution.host.modes.tournament_run import entrant_records
 from evolution.store.records import SeatRecord, TournamentRecord, seat_records
 from evolution.text import plural
 from evolution.tournament.formats import Knockout, Swiss
-from evolution.tournament.local import LocalReferee
+from evolution.tournament.local_referee import LocalReferee
 from evolution.tournament.manager import TournamentManager
 from evolution.tournament.standings import Entrant
 

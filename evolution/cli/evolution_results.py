@@ -15,7 +15,7 @@ summaries, then what ranks the standings, then the standings.
 --ladder``): each bot's rank, rating mu +- sigma, mu - 3 sigma (what ranks
 it), games, wins and removals; with ``--json`` a list of objects with
 ``name``, ``rank``, ``rating``, ``rating_sigma``, ``games``, ``wins``,
-``removals`` (``evolution.tournament.ladder.Standing.to_json``).
+``removals`` (``evolution.tournament.ladder_standings.Standing.to_json``).
 
 Names and reasons are stored as the bots sent them; the tables show them
 through ``evolution.text`` (escaped, names cut to 20 characters) and the
@@ -35,7 +35,7 @@ from evolution.store.database import StoreError
 from evolution.store.records import EntrantRecord, GameRecord, SeatRecord, TournamentRecord
 from evolution.store.results_store import ResultsStore, reading
 from evolution.text import escape, plural, short
-from evolution.tournament.ladder import Standing
+from evolution.tournament.ladder_standings import Standing
 
 NAME_WIDTH = 20
 

@@ -25,10 +25,10 @@ from typing import Any, Callable
 
 from evolution.cli.arguments import ArgumentParser, add_game, quiet_broken_pipe
 from evolution.games import game
-from evolution.jsonwire.errors import WireError
 from evolution.jsonwire.framing import DEFAULT_MAX_DEPTH, FramingError, decode_one
 from evolution.jsonwire.schema_explain import MAX_ERRORS
-from evolution.jsonwire.schemas import SchemaSet
+from evolution.jsonwire.schema_set import SchemaSet
+from evolution.jsonwire.wire_errors import WireError
 
 Readers = dict[str, Callable[[Any], Any]]
 """Messages whose whole pipeline needs nothing but the message."""

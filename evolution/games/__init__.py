@@ -253,7 +253,7 @@ class Game(Protocol):
         """The course's test harnesses: name -> answer(text), raising ``WireError`` for invalid input."""
 
     def schemas(self) -> Any:
-        """The game's ``SchemaSet`` (``evolution.jsonwire.schemas``)."""
+        """The game's ``SchemaSet`` (``evolution.jsonwire.schema_set``)."""
 
     def message_checks(self) -> Any:
         """What ``evolution-schema check`` does beyond the schema: ``(readers, contexts)``.

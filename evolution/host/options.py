@@ -23,12 +23,13 @@ from typing import Any, NoReturn
 from twisted.python import usage
 
 from evolution import __version__
-from evolution.store.journal import RESERVE_MIB
-from evolution.net.signup import DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_REPLY, DEFAULT_NUMBER_GRACE, SIGNUP_MAX_BYTES
 from evolution.games import DEFAULT_GAME, GAME_NAMES, Game, game
-from evolution.tournament.standings import FINAL_TIEBREAKS, PLAYOFFS
 from evolution.jsonwire.framing import DEFAULT_MAX_DEPTH
+from evolution.net.host_connection import SIGNUP_MAX_BYTES
+from evolution.net.signup import DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_REPLY, DEFAULT_NUMBER_GRACE
+from evolution.store.journal import RESERVE_MIB
 from evolution.text import short
+from evolution.tournament.standings import FINAL_TIEBREAKS, PLAYOFFS
 
 USAGE_STATUS, STARTUP_STATUS = 2, 1
 MAX_SEED = 2**53 - 1  # exact in any JSON reader

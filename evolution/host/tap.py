@@ -3,7 +3,7 @@
 Offers ``makeService(options, reactor)``, a ``MultiService`` of the results
 store, the lobby (and with ``--tournament`` the tournament service, with
 ``--ladder`` the ladder's), with ``--web`` the web view (in a process of its
-own when games are played in worker processes: ``evolution.web.process``),
+own when games are played in worker processes: ``evolution.web.web_process``),
 and the listening endpoint (any endpoint string:
 ``tcp:45678``, ``tcp:45678:interface=127.0.0.1``, ``ssl:...``; a listen
 backlog of 1024 unless the string sets one); and the command line,
@@ -28,8 +28,8 @@ from twisted.internet.error import ReactorNotRunning
 from twisted.logger import Logger
 
 from evolution.host.log_lines import LoggedApplication
-from evolution.host.runner.memory import GC_YOUNG, settle_memory
 from evolution.host.options import STARTUP_STATUS, Options, StartupError, TwistdOptions, fail
+from evolution.host.runner.memory import GC_YOUNG, settle_memory
 from evolution.host.wiring import LobbyService, StoreService, allow_open_files, build_host, open_store
 from evolution.net.endpoints import ListeningService, server_endpoint
 
@@ -65,7 +65,7 @@ def _web(options: Options, reactor: Any, host: Any, echo: bool) -> service.Servi
     """The web view: a process of its own with worker processes, else in this one (``--workers 0``)."""
     if options["workers"] > 0:
         from evolution.web.feed import HostFeed  # the web view's modules load only when it is asked for
-        from evolution.web.process import WebProcessService
+        from evolution.web.web_process import WebProcessService
 
         feed = HostFeed(host.runner, host.factory, host.tournaments, reactor)
         return WebProcessService(reactor, options["web"], options["db"], feed, options["web-connections"], echo)

@@ -25,19 +25,19 @@ from twisted.application import service
 from twisted.internet.defer import succeed
 from twisted.logger import Logger
 
-from evolution.host.runner.game_runner import GameRunner, GameSettings
-from evolution.store.journal import RESERVE_MIB
 from evolution.host.modes.ladder_mode import LadderService, kept_standings
-from evolution.host.options import Options, StartupError, TwistdOptions
-from evolution.store.database import StoreError
-from evolution.store.writer import StoreWriter
 from evolution.host.modes.tournament_mode import TournamentService
 from evolution.host.modes.tournament_run import TournamentSettings
+from evolution.host.options import Options, StartupError, TwistdOptions
+from evolution.host.runner.game_runner import GameRunner, GameSettings
 from evolution.net.lag import LagProbe
 from evolution.net.lobbies import GameLobby
 from evolution.net.signup import SignupConfig, SignupFactory
+from evolution.store.database import StoreError
+from evolution.store.journal import RESERVE_MIB
+from evolution.store.writer import StoreWriter
 from evolution.text import plural
-from evolution.tournament.ladder import Standings
+from evolution.tournament.ladder_standings import Standings
 
 __all__ = ["Options", "TwistdOptions", "StartupError", "Host", "build_host", "open_store"]
 

@@ -41,10 +41,10 @@ from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError
 from referencing import Registry, Resource
 
-from evolution.jsonwire.errors import WireError
 from evolution.jsonwire.schema_bounds import Clipped, View
 from evolution.jsonwire.schema_fast import FastSchemas
 from evolution.jsonwire.schema_reasons import WEAK, describe, json_key
+from evolution.jsonwire.wire_errors import WireError
 
 MAX_ERRORS = 50
 """The most violations one explanation collects (``evolution-schema check`` shows as many)."""

@@ -46,8 +46,8 @@ from typing import Any, Callable, Protocol
 from twisted.internet.interfaces import IDelayedCall
 from twisted.logger import Logger
 
+from evolution.net.host_connection import CLOSED, PLAYING
 from evolution.net.lag import LagProbe
-from evolution.net.signup import CLOSED, PLAYING
 from evolution.text import plural
 from evolution.tournament.allocation import seated
 

@@ -42,8 +42,8 @@ from typing import Any, Callable, Mapping, Protocol
 from twisted.internet.defer import Deferred, fail
 from twisted.internet.interfaces import IReactorTime
 
-from evolution.jsonwire.errors import WireError
 from evolution.jsonwire.schema_reasons import show
+from evolution.jsonwire.wire_errors import WireError
 from evolution.net.deadlines import Deadlines
 from evolution.net.game_log import SeatLog
 from evolution.outcomes import PlayerFailure

@@ -12,7 +12,7 @@ Offers the frozen values the host hands to the store and the store hands back:
   settings (the time limit, the dialect, what the game needs to replay it),
   and, when it belongs to one, its tournament and round, or whether it is a
   ladder game (its seats then carry each bot's rating after it, and the store
-  counts it in the ladder's standings, ``evolution.tournament.ladder``);
+  counts it in the ladder's standings, ``evolution.tournament.ladder_standings``);
 - ``EntrantRecord``, ``RoundRecord``, ``TournamentRecord``: a tournament,
   its rounds, and each entrant's standing (rank, points, rating, failure,
   and the round, place and score of its last game that counted);

@@ -39,7 +39,7 @@ from evolution.games import DEFAULT_GAME
 from evolution.store.database import StoreError, connect, stored
 from evolution.store.operations import Operation, game_operation, log_blob, log_text
 from evolution.store.records import EntrantRecord, GameRecord, RoundRecord, SeatRecord, TournamentRecord
-from evolution.tournament.ladder import Standing, ranked
+from evolution.tournament.ladder_standings import Standing, ranked
 from evolution.tournament.scoring import places
 
 LOG_FORMAT = 1
@@ -244,7 +244,7 @@ class ResultsStore:
         return json.loads(log_text(row[1]))
 
     def ladder(self, game: str = DEFAULT_GAME, limit: int | None = None) -> list[tuple[int, Standing]]:
-        """``game``'s ladder as ranked standings (``evolution.tournament.ladder.ranked``), the first ``limit``."""
+        """``game``'s ladder as ranked standings (``evolution.tournament.ladder_standings.ranked``), the first ``limit``."""
         rows = self.connection.execute(
             "SELECT name, rating_mu, rating_sigma, games, wins, removals FROM ladder WHERE game = ?"
             " ORDER BY rating_mu - 3 * rating_sigma DESC, name LIMIT ?",

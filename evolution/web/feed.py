@@ -1,6 +1,6 @@
 """What the web view knows of the running host: the live part of every page (the rest is in the store).
 
-Offers ``Feed`` (the interface the web view reads, ``evolution.web.view``)
+Offers ``Feed`` (the interface the web view reads, ``evolution.web.model``)
 and ``HostFeed``, the feed of a host in its own process: over its game
 runner (``GameRunner``, or ``PooledRunner`` whose games are in worker
 processes), its sign-up lobby and its tournaments. The web view reads it in

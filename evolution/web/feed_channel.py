@@ -20,7 +20,7 @@ the answers it asked for:
 - A game over reaches the web process at the next poll, so its page shows
   its result at once; its replay and transcript are read from the store,
   which the web view waits for while the game is being stored
-  (``is_storing``, ``evolution.web.view``).
+  (``is_storing``, ``evolution.web.model``).
 """
 
 from __future__ import annotations
@@ -33,9 +33,9 @@ from twisted.logger import Logger
 from twisted.protocols import amp
 
 from evolution.host.processes.channel import ChildChannel, JSONValue, QuietAMP
+from evolution.store.reader import Busy
 from evolution.store.records import GameRecord
 from evolution.web.feed import Telling
-from evolution.store.reader import Busy
 
 log = Logger()
 

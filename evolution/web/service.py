@@ -18,11 +18,11 @@ Offers:
   the parts (``view``, ``hub``, ``reader``, ``site``) without the listening
   port, for tests; ``start()`` and ``stop()``;
 - ``build_site(view, hub, store_refresh, max_connections, budget) -> Site``:
-  the ``twisted.web`` site alone (``evolution.web.bounds.BoundedSite``; a
+  the ``twisted.web`` site alone (``evolution.web.visitor_bounds.BoundedSite``; a
   ``CPUBudget`` in the web view's own process).
 
 With worker processes (``--workers`` above 0) the host serves the web view
-from a process of its own instead: ``evolution.web.process``.
+from a process of its own instead: ``evolution.web.web_process``.
 
 A port that cannot be had stops twistd with one sentence, as the game port
 does.
@@ -38,17 +38,17 @@ from twisted.internet.defer import Deferred, gatherResults, maybeDeferred
 from twisted.web.server import Site
 
 from evolution.net.endpoints import ListeningService
-from evolution.web.bounds import MAX_CONNECTIONS, BoundedSite, CPUBudget
-from evolution.web.push import Hub
 from evolution.store.reader import StoreReader
 from evolution.web import read_process
-from evolution.web.site import WebResource
 from evolution.web.feed import Feed, HostFeed
-from evolution.web.view import WebView
+from evolution.web.model import WebModel
+from evolution.web.push import Hub
+from evolution.web.routes import WebResource
+from evolution.web.visitor_bounds import MAX_CONNECTIONS, BoundedSite, CPUBudget
 
 
 def build_site(
-    view: WebView, hub: Hub, store_refresh: float = 5.0, max_connections: int = MAX_CONNECTIONS,
+    view: WebModel, hub: Hub, store_refresh: float = 5.0, max_connections: int = MAX_CONNECTIONS,
     budget: CPUBudget | None = None,
 ) -> Site:
     site = BoundedSite(WebResource(view, hub, store_refresh), max_connections, budget=budget)
@@ -80,7 +80,7 @@ class WebApp:
     ) -> None:
         self.feed = feed if feed is not None else HostFeed(runner, lobby, tournaments, reactor)
         self.reader = StoreReader(db_path, reactor, read_process.__name__)
-        self.view = WebView(self.feed, self.reader, reactor)
+        self.view = WebModel(self.feed, self.reader, reactor)
         self.hub = Hub(reactor, **settings)
         self.view.changed = self.hub.mark
         self.hub.tickers.append(self.view.check_lobby)

@@ -37,13 +37,13 @@ from twisted.application import service
 from twisted.logger import Logger
 
 from evolution.host.runner.game_runner import GameOutcome, GameRunner, Seating
-from evolution.store.records import GameRecord
-from evolution.store.results_store import reading
+from evolution.net.host_connection import CLOSED
 from evolution.net.lag import LagProbe
 from evolution.net.lobbies import LadderLobby
-from evolution.net.signup import CLOSED
+from evolution.store.records import GameRecord
+from evolution.store.results_store import reading
 from evolution.text import plural
-from evolution.tournament.ladder import LadderSeat, Standing, Standings
+from evolution.tournament.ladder_standings import LadderSeat, Standing, Standings
 from evolution.tournament.matching import tables
 
 log = Logger()

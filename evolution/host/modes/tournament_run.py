@@ -43,9 +43,9 @@ from twisted.internet.defer import Deferred, DeferredList, ensureDeferred, succe
 from twisted.logger import Logger
 
 from evolution.host.runner.game_runner import GameOutcome, GameRunner, Seating, now
-from evolution.store.records import EntrantRecord, GameRecord, RoundRecord, TournamentRecord
+from evolution.net.host_connection import PLAYING
 from evolution.store.operations import round_over, tournament_begun, tournament_over
-from evolution.net.signup import PLAYING
+from evolution.store.records import EntrantRecord, GameRecord, RoundRecord, TournamentRecord
 from evolution.text import escape, plural, quoted
 from evolution.tournament.formats import Knockout, Swiss
 from evolution.tournament.manager import TournamentManager

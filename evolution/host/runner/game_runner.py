@@ -58,13 +58,13 @@ from twisted.python.failure import Failure
 
 from evolution.games import Referee
 from evolution.host.runner.settings import GameSettings
-from evolution.store.records import GameRecord, seat_records
-from evolution.store.operations import game_operation
 from evolution.net.deadlines import Deadlines
 from evolution.net.game_log import GameLog
+from evolution.net.host_connection import CLOSED, HostProtocol
 from evolution.net.remote_seat import CallSettings, RemoteSeat
-from evolution.net.signup import CLOSED, HostProtocol
 from evolution.outcomes import GameResult
+from evolution.store.operations import game_operation
+from evolution.store.records import GameRecord, seat_records
 from evolution.text import escape, plural, quoted
 
 log = Logger()

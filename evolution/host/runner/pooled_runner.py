@@ -36,10 +36,10 @@ from twisted.internet.defer import Deferred, succeed
 from twisted.logger import Logger
 
 from evolution.host.runner.game_runner import GameOutcome, GameRunner, GameSettings, Seating, now
-from evolution.store.records import GameRecord, SeatRecord
 from evolution.host.workers.pool import WorkerPool
 from evolution.net.handover import Handover, adopt, can_hand_over
-from evolution.net.signup import CLOSED, HostProtocol
+from evolution.net.host_connection import CLOSED, HostProtocol
+from evolution.store.records import GameRecord, SeatRecord
 
 log = Logger()
 

@@ -31,8 +31,6 @@ from twisted.logger import Logger
 
 from evolution.host.processes.channel import QuietAMP, child_channel, forward_log
 from evolution.host.runner.game_runner import GameOutcome, GameRunner, GameSettings, Seating
-from evolution.store.records import GameRecord
-from evolution.store.operations import compressed_log
 from evolution.host.workers.commands import (
     CHANGES_EVERY,
     Back,
@@ -46,7 +44,10 @@ from evolution.host.workers.commands import (
     Stop,
 )
 from evolution.net.handover import Handover, adopt, can_hand_over
-from evolution.net.signup import CLOSED, HostProtocol, SignupConfig
+from evolution.net.host_connection import CLOSED, HostProtocol
+from evolution.net.signup import SignupConfig
+from evolution.store.operations import compressed_log
+from evolution.store.records import GameRecord
 
 log = Logger()
 

@@ -29,8 +29,8 @@ from evolution.games import SignupRules
 from evolution.games.evolution.net.proxy_player import ProxyPlayer
 from evolution.games.evolution.wire import codec
 from evolution.games.evolution.wire.dialects import DIALECTS, Dialect
-from evolution.jsonwire.errors import WireError
 from evolution.jsonwire.schema_reasons import show
+from evolution.jsonwire.wire_errors import WireError
 from evolution.net.client import NO_REPLY, ClientError, ClientOutcome, Removed, answered
 from evolution.net.remote_seat import CallSettings, RemoteSeat
 from evolution.net.signup import signup_name

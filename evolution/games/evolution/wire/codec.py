@@ -3,7 +3,7 @@
 Offers ``*_to_json`` encoders (following the production rules: ``fat-food``
 only for a fat-tissue species with fat food > 0, ``cards`` only for a
 non-empty hand) and ``*_from_json`` decoders. A decoder expects a value that
-passed its schema (``evolution.jsonwire.schemas``) and adds the checks a schema
+passed its schema (``evolution.jsonwire.schema_set``) and adds the checks a schema
 cannot express (food <= population, fat food <= body), raising ``WireError``
 with the value's path.
 """
@@ -26,7 +26,7 @@ from evolution.games.evolution.rules.player_state import PlayerState, PlayerView
 from evolution.games.evolution.rules.results import Ranked
 from evolution.games.evolution.rules.species import Species
 from evolution.games.evolution.rules.traits import TRAITS_BY_SPELLING, Trait
-from evolution.jsonwire.errors import WireError
+from evolution.jsonwire.wire_errors import WireError
 
 Json = Any
 

@@ -26,9 +26,9 @@ from evolution.games.evolution.rules.player import FeedingState
 from evolution.games.evolution.rules.silly import SillyPlayer, silly_action, silly_feeding_choice
 from evolution.games.evolution.rules.table import Table
 from evolution.games.evolution.wire import codec
-from evolution.jsonwire.errors import WireError
-from evolution.jsonwire.harness import run_harness_of
 from evolution.games.evolution.wire.schemas import SCHEMAS
+from evolution.jsonwire.harness_runner import run_harness_of
+from evolution.jsonwire.wire_errors import WireError
 from evolution.text import plural
 
 Json = Any

@@ -13,7 +13,7 @@ or raises ``WireError`` with one reason and the JSON path it is about:
 
 The three gates, in order:
 
-1. the schema (``evolution.jsonwire.schemas``: jsonschema-rs, so a valid message
+1. the schema (``evolution.jsonwire.schema_set``: jsonschema-rs, so a valid message
    costs microseconds): shapes, ranges, valid cards, traits at most once;
 2. the codec: what a schema cannot say about one species (food <=
    population, fat-food <= body);
@@ -34,8 +34,8 @@ from evolution.games.evolution.rules.feeding import FeedingChoice
 from evolution.games.evolution.rules.player import LOB, FeedingState
 from evolution.games.evolution.rules.player_state import PlayerView
 from evolution.games.evolution.wire import codec
-from evolution.jsonwire.errors import WireError
 from evolution.games.evolution.wire.schemas import SCHEMAS
+from evolution.jsonwire.wire_errors import WireError
 
 Json = Any
 

@@ -1,6 +1,6 @@
 """Evolution's JSON Schemas: the files of ``schemas/`` whose ``$id`` is ``urn:evolution:...``.
 
-Offers ``SCHEMAS``, the ``SchemaSet`` (``evolution.jsonwire.schemas``) every
+Offers ``SCHEMAS``, the ``SchemaSet`` (``evolution.jsonwire.schema_set``) every
 message of Evolution is checked against: the course's messages at the top of
 ``schemas/``, the seed-002 dialect's in ``schemas/seed002/``, the harnesses'
 inputs in ``schemas/harness/``; ``show``, a value as short JSON text.
@@ -8,7 +8,7 @@ inputs in ``schemas/harness/``; ``show``, a value as short JSON text.
 
 from __future__ import annotations
 
-from evolution.jsonwire.schemas import SchemaSet, schema_dir, show
+from evolution.jsonwire.schema_set import SchemaSet, schema_dir, show
 
 NAMESPACE = "urn:evolution:"
 

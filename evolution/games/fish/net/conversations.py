@@ -28,8 +28,8 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from evolution.games.fish.wire.messages import read_call, read_name, read_seed004
-from evolution.jsonwire.errors import WireError
 from evolution.jsonwire.schema_reasons import show
+from evolution.jsonwire.wire_errors import WireError
 from evolution.net.client import ClientError, ClientOutcome, LastReply, Removed, answered
 
 Json = Any

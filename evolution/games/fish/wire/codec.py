@@ -22,8 +22,8 @@ from typing import Any, Sequence
 
 from evolution.games.fish.rules.board import MAX_FISH, Board, Position
 from evolution.games.fish.rules.state import COLORS, SKIP, Action, Color, GameState, Move, PlayerState
-from evolution.jsonwire.errors import WireError
 from evolution.jsonwire.schema_reasons import show
+from evolution.jsonwire.wire_errors import WireError
 
 Json = Any
 

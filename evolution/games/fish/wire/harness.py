@@ -25,9 +25,9 @@ from evolution.games.fish.rules.local import play_local_game
 from evolution.games.fish.rules.state import GameState, Move
 from evolution.games.fish.strategies.maximin import MaximinPlayer, maximin_move
 from evolution.games.fish.wire import codec
-from evolution.jsonwire.errors import WireError
-from evolution.jsonwire.harness import run_harness_of
 from evolution.games.fish.wire.schemas import SCHEMAS
+from evolution.jsonwire.harness_runner import run_harness_of
+from evolution.jsonwire.wire_errors import WireError
 
 Json = Any
 

@@ -28,8 +28,8 @@ from evolution.games.fish.rules.board import Position
 from evolution.games.fish.rules.state import Action, Color, GameState, Move
 from evolution.games.fish.wire import codec
 from evolution.games.fish.wire.schemas import SCHEMAS
-from evolution.jsonwire.errors import WireError
 from evolution.jsonwire.schema_reasons import show
+from evolution.jsonwire.wire_errors import WireError
 
 Json = Any
 

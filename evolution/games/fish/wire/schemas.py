@@ -1,13 +1,13 @@
 """Fish's JSON Schemas: the files of ``schemas/fish/``, whose ``$id`` is ``urn:fish:...``.
 
-Offers ``SCHEMAS``, the ``SchemaSet`` (``evolution.jsonwire.schemas``) every
+Offers ``SCHEMAS``, the ``SchemaSet`` (``evolution.jsonwire.schema_set``) every
 Fish value is checked against, named by path below ``schemas/fish/``
 (``defs``, ``harness/xboard``, ...).
 """
 
 from __future__ import annotations
 
-from evolution.jsonwire.schemas import SchemaSet, schema_dir
+from evolution.jsonwire.schema_set import SchemaSet, schema_dir
 
 NAMESPACE = "urn:fish:"
 

@@ -2,7 +2,7 @@
 
 Offers ``WebProcessService`` (the host's side: a service of ``twistd
 evolution --web`` when games are played in worker processes) and ``main``
-(``python -m evolution.web.process CONFIG``, the web view's process).
+(``python -m evolution.web.web_process CONFIG``, the web view's process).
 
 - **The port** is had when the host starts (``evolution.net.endpoints.
   listen_for_another``: one sentence and status 1 if it cannot be, as
@@ -17,7 +17,7 @@ evolution --web`` when games are played in worker processes) and ``main``
   first. Its memory and descriptors are its own: its connections never
   count against the bots' open-file limit, and ``BoundedSite`` (at most
   ``--web-connections`` at once, each paced, and at most ``CPU_SHARE`` of a
-  core beyond a burst: ``evolution.web.bounds``) bounds what it holds and
+  core beyond a burst: ``evolution.web.visitor_bounds``) bounds what it holds and
   spends.
 - **It stays up** until the host stops (SIGTERM, or ``--linger`` after the
   last game or tournament); when it dies, the host logs it and starts
@@ -86,7 +86,7 @@ class WebProcessService(service.Service):
         fd, family = self.listening
         self.channel = FeedServer(self.feed)
         self.process = ChildProcess(
-            self.reactor, "web view", "evolution.web.process", [json.dumps({**self.config, "family": family})],
+            self.reactor, "web view", "evolution.web.web_process", [json.dumps({**self.config, "family": family})],
             channel=self.channel, descriptors={LISTEN_FD: fd},
         )
         self.process.start()
@@ -125,9 +125,9 @@ def main(argv: list[str] | None = None) -> None:
     os.nice(WEB_NICENESS)
     from twisted.internet import reactor
 
-    from evolution.web.bounds import BoundedSite, CPUBudget
     from evolution.web.feed_channel import FeedClient
     from evolution.web.service import WebApp
+    from evolution.web.visitor_bounds import BoundedSite, CPUBudget
 
     config = json.loads((argv or sys.argv[1:])[0])
     forwarder = forward_log(reactor, "web view")

@@ -48,11 +48,11 @@ from twisted.web.resource import Resource
 from twisted.web.server import NOT_DONE_YET, Request
 
 from evolution.games import GAME_NAMES, game
-from evolution.web.push import Hub, Message
-from evolution.store.reader import Busy
 from evolution.store.queries import Missing
+from evolution.store.reader import Busy
+from evolution.web.model import WebModel
+from evolution.web.push import Hub, Message
 from evolution.web.read_process import Encoded
-from evolution.web.view import WebView
 
 log = Logger()
 
@@ -146,7 +146,7 @@ def _query_number(request: Request, name: str, default: int | None, low: int, hi
 class WebResource(Resource):
     isLeaf = True
 
-    def __init__(self, view: WebView, hub: Hub, store_refresh: float = 5.0, static: StaticFiles | None = None) -> None:
+    def __init__(self, view: WebModel, hub: Hub, store_refresh: float = 5.0, static: StaticFiles | None = None) -> None:
         super().__init__()
         self.view = view
         self.hub = hub

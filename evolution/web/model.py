@@ -1,6 +1,6 @@
 """The web view's model: what each page shows, from the running host (a feed) and the results store.
 
-Offers ``WebView``. ``WebView(feed, reader, clock)`` follows the host's feed
+Offers ``WebModel``. ``WebModel(feed, reader, clock)`` follows the host's feed
 (``evolution.web.feed``: in the host's process, or over a channel from the
 web view's own) and answers, as JSON (Deferreds: the store is read in the
 reader's process, ``evolution.store.reader``, where a read not answered in
@@ -82,7 +82,7 @@ class Shared:
             waiter.callback(outcome)
 
 
-class WebView:
+class WebModel:
     def __init__(self, feed: Feed, reader: StoreReader, clock: Any, keep_finished: int = 8) -> None:
         self.feed = feed
         self.reader = reader

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping, Protocol
 
-from evolution.jsonwire.errors import WireError
 from evolution.jsonwire.framing import FramingError, decode_one
+from evolution.jsonwire.wire_errors import WireError
 
 
 class Checks(Protocol):

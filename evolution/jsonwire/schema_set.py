@@ -39,10 +39,10 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator
 
-from evolution.jsonwire.errors import WireError
 from evolution.jsonwire.schema_bounds import View
 from evolution.jsonwire.schema_fast import FastSchemas
 from evolution.jsonwire.schema_reasons import show
+from evolution.jsonwire.wire_errors import WireError
 
 if TYPE_CHECKING:
     from referencing import Registry
