@@ -43,7 +43,7 @@ test: $(STAMP) $(NODE_KIT)
 
 ## test-busy: the whole suite while other processes keep every core busy (stress-ng --cpu N, else Python loops)
 test-busy: $(STAMP) $(NODE_KIT)
-	$(BIN)/python tests/busy.py $(BIN)/python -m pytest
+	$(BIN)/python tests/support/busy.py $(BIN)/python -m pytest
 
 ## bench: speed figures (printed, never asserted); the load part alone: python -m bench load --bots N
 bench: $(STAMP)

@@ -13,7 +13,7 @@ connections that say nothing.
 a host's web view under fire (``FLOODERS`` flooding processes on
 ``/api/games?limit=500`` and ``PIPELINERS`` pipelining connections on game
 1's replay, all at nice 10), ``visitor_results`` gathers what they saw. The
-web view's reliability tests (``tests/test_web_process.py``) start them too.
+web view's reliability tests (``tests/web/test_web_process.py``) start them too.
 """
 
 from __future__ import annotations

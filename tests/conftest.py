@@ -1,17 +1,11 @@
-"""Shared fixtures: where the team's reference folder (../shared) is."""
+"""Shared fixtures of the whole suite (its helpers are ``tests/support/``)."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 from twisted.trial.unittest import TestCase as TrialTestCase
-
-REPO = Path(__file__).resolve().parent.parent
-SHARED = Path(os.environ.get("EVOLUTION_SHARED", REPO.parent / "shared"))
-CONFORMANCE = SHARED / "conformance"
-SPEC = SHARED / "spec"
 
 
 @pytest.fixture(autouse=True)

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO
 from evolution.games import GAME_NAMES, REGISTERED, Game, game
+from tests.support.paths import REPO
 
 PACKAGE = REPO / "evolution"
 HOST_LAYERS = ("net", "host", "web", "tournament", "jsonwire", "store", "replays", "cli")

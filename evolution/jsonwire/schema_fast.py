@@ -14,7 +14,7 @@ here ``3.0`` and ``true`` are not integers (messages.md 0). No schema of
 that says ``"type": "number"``; it does not see a place left open to any
 value (``true``, ``{}``) or a ``const`` holding a float, where it would
 refuse a float the schema allows. The corpus tests
-(``tests/test_schema_validators.py``) hold it to ``jsonschema`` on every
+(``tests/schemas/test_validators.py``) hold it to ``jsonschema`` on every
 schema we ship. That pass is bounded too,
 since the schemas bound every array of a valid message.
 

@@ -10,7 +10,7 @@ Offers ``greedy_placement(state)``, ``greedy_move(state)`` and ``GreedyPlayer``.
 
 How this was established: every ``setup`` and ``take-turn`` the two
 recorded tournaments sent (58 placements, 181 moves) was answered by the
-recorded client exactly so (``tests/test_fish_transcripts.py`` checks each).
+recorded client exactly so (``tests/games/fish/test_reference_transcripts.py`` checks each).
 The records tell the rules apart: 52 placements had several tiles with the
 most fish, 30 of which a column-major scan would have answered differently;
 109 moves had several best destinations, where taking the first move of the

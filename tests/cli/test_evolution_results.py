@@ -1,0 +1,117 @@
+"""``evolution-results`` shows what bots sent without letting it drive the reader's terminal."""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+
+from evolution.cli.evolution_results import main
+from evolution.store.records import GameRecord, SeatRecord
+from evolution.store.results_store import ResultsStore
+
+NASTY = "\x1b[2J\x07evil\r\n\x9b\u2028\u202e"
+REASON = f'invalid reply to choose: action4: "{NASTY}" is not an array'
+GAME = GameRecord(
+    "2026-01-01T00:00:00.000+00:00",
+    "2026-01-01T00:00:01.000+00:00",
+    "sorted",
+    None,
+    2,
+    "finished",
+    (
+        SeatRecord(1, NASTY, 9, 1),
+        SeatRecord(2, "x" * 30, None, None, 1, "choose", REASON),
+        SeatRecord(3, "plain", 4, 2),
+    ),
+)
+
+
+def listing(tmp_path, capsys, *args: str) -> str:
+    store = ResultsStore.open(tmp_path / "r.sqlite")
+    store.record(GAME)
+    store.close()
+    assert main(["--db", str(tmp_path / "r.sqlite"), *args]) == 0
+    out, err = capsys.readouterr()
+    assert err == ""
+    return out
+
+
+def unsafe(text: str) -> list[str]:
+    return [char for char in text if char != "\n" and unicodedata.category(char) in {"Cc", "Cf", "Zl", "Zp"}]
+
+
+def test_the_table_shows_names_and_reasons_escaped(tmp_path, capsys):
+    out = listing(tmp_path, capsys)
+    assert unsafe(out) == []
+    assert "  \\x1b[2J\\x07evil\\r\\n\u2026  " in out  # cut to 20 characters
+    assert "x" * 19 + "\u2026" in out
+    shown = '"\\x1b[2J\\x07evil\\r\\n\\x9b\\u2028\\u202e"'
+    assert f"removed in turn 1 (choose): invalid reply to choose: action4: {shown} is not an array" in out
+    assert len(out.splitlines()) == 5  # a header, a title line, one line per seat
+
+
+def test_the_json_is_ascii_and_gives_back_exactly_what_was_stored(tmp_path, capsys):
+    out = listing(tmp_path, capsys, "--json")
+    assert out.isascii()
+    [game] = json.loads(out)
+    assert [seat["name"] for seat in game["players"]] == [NASTY, "x" * 30, "plain"]
+    assert game["players"][1]["removed_reason"] == REASON
+
+
+# -- tournaments ----------------------------------------------------------------------
+
+
+def tournament_store(tmp_path):
+    from dataclasses import replace
+
+    from evolution.store.operations import game_operation, round_over, tournament_begun, tournament_over
+    from evolution.store.records import EntrantRecord, RoundRecord, TournamentRecord
+
+    entrants = (EntrantRecord(1, NASTY), EntrantRecord(2, "x" * 30), EntrantRecord(3, "plain"))
+    store = ResultsStore.open(tmp_path / "r.sqlite")
+    store.apply(tournament_begun(TournamentRecord(1, "swiss", "running", "t0", None, {"rounds": 1}, entrants)))
+    store.apply(game_operation(replace(GAME, id=1, tournament_id=1, round=1)))
+    standings = [
+        EntrantRecord(1, NASTY, 1, 10, 27.5, 7.9, True),
+        EntrantRecord(3, "plain", 2, 5, 25.0, 7.9),
+        EntrantRecord(2, "x" * 30, None, 0, 22.5, 8.1, False, REASON, 1),
+    ]
+    store.apply(round_over(1, RoundRecord(1, "t1", "t2", f"1 games, 3 players; leader {NASTY!r}"), standings))
+    store.apply(tournament_over(1, "finished", "t3", standings))
+    store.close()
+    return str(tmp_path / "r.sqlite")
+
+
+def test_tournaments_as_json_have_the_documented_fields(tmp_path, capsys):
+    db = tournament_store(tmp_path)
+    assert main(["--db", db, "--tournaments", "--json"]) == 0
+    out, _ = capsys.readouterr()
+    assert out.isascii()
+    [tournament] = json.loads(out)
+    assert {key: tournament[key] for key in ("id", "format", "status", "winners", "games")} == {
+        "id": 1, "format": "swiss", "status": "finished", "winners": [NASTY], "games": [1],
+    }
+    assert tournament["failures"] == [{"name": "x" * 30, "reason": REASON, "round": 1}]
+    assert [(row["name"], row["rank"], row["points"], row["rating"]) for row in tournament["standings"]] == [
+        (NASTY, 1, 10, 27.5), ("plain", 2, 5, 25.0), ("x" * 30, None, 0, 22.5),
+    ]
+    assert tournament["ranked_by"] == ["points", "the rating mu - 3 sigma"]
+    assert tournament["standings"][0]["ordinal"] == 3.8
+
+
+def test_one_tournament_as_a_table_is_safe_for_a_terminal(tmp_path, capsys):
+    db = tournament_store(tmp_path)
+    assert main(["--db", db, "--tournament", "1"]) == 0
+    out, _ = capsys.readouterr()
+    assert unsafe(out) == []
+    lines = out.splitlines()
+    assert lines[0].startswith("tournament #1  swiss     finished")
+    assert "round 1: 1 games, 3 players; leader" in lines[2] and "(games #1)" in lines[2]
+    [winner] = [line for line in lines if line.endswith("winner")]
+    assert "27.50 +- 7.90" in winner and winner.split()[-2] == "3.80"  # mu - 3 sigma, which splits equal points
+    assert "  ranked by points, then the rating mu - 3 sigma; equal ranks are ties; failures last, unranked" in lines
+    assert "failed in round 1: invalid reply to choose" in lines[-1]
+    assert main(["--db", db, "--tournament", "7"]) == 1
+    assert capsys.readouterr().err == f"evolution-results: no tournament #7 in {db}\n"
+    assert main(["--db", db, "--tournaments"]) == 0
+    assert capsys.readouterr().out.count("\n") == 1

@@ -1,0 +1,137 @@
+"""What the make targets print while they work: no long silence, no stray characters, no warnings.
+
+- ``make test``/``make demo`` from nothing: a line says what is installed and that it takes a while,
+  before pip's quiet minute (the Makefile, copied, with a stand-in Python whose pip does nothing);
+- the JavaScript kit's ``npm ci`` on a terminal draws no spinner (a pseudo-terminal; needs npm);
+- the TLS tests end with no warning (pytest on them, as ``make test`` runs them);
+- ``make demo``: the count of bots signed up while they sign up;
+- ``make soak``: a progress line every few seconds (here, every half second of a small run).
+"""
+
+from __future__ import annotations
+
+import os
+import pty
+import re
+import select
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.support.paths import REPO
+
+pytestmark = pytest.mark.slow
+
+FAKE_PYTHON = """#!/bin/sh
+# python -m venv DIR: a virtualenv whose pip does nothing
+mkdir -p "$3/bin"
+printf '#!/bin/sh\\nexit 0\\n' > "$3/bin/pip"
+chmod +x "$3/bin/pip"
+"""
+
+
+def test_the_first_make_says_what_it_installs_and_that_it_takes_a_while(tmp_path):
+    shutil.copy(REPO / "Makefile", tmp_path)
+    (tmp_path / "setup.cfg").touch()
+    (tmp_path / "pyproject.toml").touch()
+    python = tmp_path / "python"
+    python.write_text(FAKE_PYTHON)
+    python.chmod(0o755)
+    result = subprocess.run(["make", "--no-print-directory", ".venv/.installed", f"PYTHON={python}"], cwd=tmp_path,
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == ("Installing the host and its test tools (Twisted, jsonschema, openskill, pytest, Playwright...) "
+                        "into .venv/; pip is quiet and this takes a minute or so the first time")
+    assert lines[2].startswith(".venv/bin/pip install --quiet")
+
+
+def on_a_terminal(command: list[str], cwd: Path, limit: float = 120.0) -> tuple[int, bytes]:
+    """Run ``command`` with a pseudo-terminal as its standard input, output and error; (status, what it wrote)."""
+    main, child = pty.openpty()
+    process = subprocess.Popen(command, cwd=cwd, stdin=child, stdout=child, stderr=child)
+    os.close(child)
+    written, deadline = b"", time.monotonic() + limit
+    try:
+        while time.monotonic() < deadline:
+            if select.select([main], [], [], 0.5)[0]:
+                try:
+                    data = os.read(main, 65536)
+                except OSError:  # the terminal's other side is closed: the command is done
+                    break
+                if not data:
+                    break
+                written += data
+            elif process.poll() is not None:
+                break
+    finally:
+        os.close(main)
+    return process.wait(timeout=limit), written
+
+
+@pytest.mark.skipif(shutil.which("npm") is None, reason="npm is not installed")
+def test_npm_draws_no_spinner_on_a_terminal(tmp_path):
+    shutil.copy(REPO / "Makefile", tmp_path)
+    kit = tmp_path / "examples" / "javascript"
+    kit.mkdir(parents=True)
+    for name in ("package.json", "package-lock.json"):
+        shutil.copy(REPO / "examples" / "javascript" / name, kit)
+    status, written = on_a_terminal(["make", "--no-print-directory", "examples/javascript/node_modules/.installed"],
+                                    tmp_path)
+    text = written.decode(errors="replace")
+    assert status == 0, text
+    assert (kit / "node_modules" / ".installed").is_file()
+    assert re.findall("[\u2800-\u28ff]|\x1b\\[", text) == [], repr(text)
+
+
+def test_the_tls_tests_end_without_warnings():
+    result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/net/test_tls.py"],
+                            cwd=REPO, capture_output=True, text=True, timeout=120)
+    last = result.stdout.strip().splitlines()[-1]
+    assert result.returncode == 0, result.stdout
+    assert "warning" not in last, result.stdout
+
+
+def test_the_demo_counts_the_bots_as_they_sign_up():
+    result = subprocess.run([sys.executable, "-m", "evolution.cli.demo", "--bots", "5", "--think", "0", "--linger", "0"],
+                            cwd=REPO, capture_output=True, text=True, timeout=180)
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    counts = [k for k, line in enumerate(lines) if re.fullmatch(r"sign-up: [1-5] of 5 bots signed up", line)]
+    first_round = next(k for k, line in enumerate(lines) if line.startswith("tournament 1 round 1 "))
+    assert counts and counts[-1] < first_round, lines
+    assert lines[counts[-1]] == "sign-up: 5 of 5 bots signed up"
+    assert lines[-1].startswith("a ladder, where bots come and go and play game after game: make demo-ladder")
+
+
+def test_the_ladder_demo_prints_the_leaders_then_the_ladder():
+    result = subprocess.run([sys.executable, "-m", "evolution.cli.demo", "--ladder", "--bots", "5", "--seconds", "10"],
+                            cwd=REPO, capture_output=True, text=True, timeout=180)
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    assert re.fullmatch(r"ladder: \d+ games? so far; leaders 1\. .*", lines[3]), lines
+    table = lines[lines.index("") + 1:]
+    assert table[0] == "  ladder of evolution: 5 bots, ranked by the rating mu - 3 sigma; equal values share a rank"
+    assert len(table) == 2 + 5
+
+
+PROGRESS_LINE = re.compile(
+    r"load: \d+ s, (bots signing up and warming up|measuring \(\d+ s left\)|waiting for the last games), "
+    r"(no game stored yet|[\d,]+ games stored)"
+)
+
+
+def test_the_soak_prints_progress_lines_while_it_runs():
+    result = subprocess.run(
+        [sys.executable, "-m", "bench.soak", "--bots", "16", "--seconds", "1.5", "--warmup", "0.5", "--progress", "0.5"],
+        cwd=REPO, capture_output=True, text=True, timeout=180,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    progress = [line for line in lines if PROGRESS_LINE.fullmatch(line)]
+    assert len(progress) >= 3, lines
+    assert any("measuring" in line for line in progress), lines

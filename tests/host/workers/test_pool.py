@@ -1,0 +1,190 @@
+"""Games in worker processes: connections handed over whole, and a worker that dies costs its games only.
+
+Real loopback TCP and real processes: the host's workers are ``python -m
+evolution.host.workers.worker_process`` processes (``--workers``, on by default); a test
+kills one with SIGKILL while it plays.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+from typing import Any
+
+from twisted.internet import reactor
+from twisted.internet.defer import Deferred, gatherResults
+from twisted.internet.protocol import ClientFactory, Factory, Protocol
+from twisted.logger import globalLogPublisher
+from twisted.trial import unittest
+
+from evolution.cli.evolution_client import Thinking
+from evolution.games.evolution.rules.silly import SillyPlayer
+from evolution.host.processes.child import ChildProcess
+from evolution.net.handover import adopt, take
+from evolution.net.json_protocol import JSONStreamProtocol
+from tests.support.hosting import new_host, until
+
+
+class Recorder(JSONStreamProtocol):
+    """The host's side of a test connection: every message it reads."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.messages: list[Any] = []
+        self.refused: str | None = None
+
+    def messageReceived(self, value: Any) -> None:
+        self.messages.append(value)
+
+    def badInput(self, reason: str) -> None:
+        self.refused = reason
+
+
+class Raw(Protocol):
+    """The peer: writes what it is told, keeps what it reads."""
+
+    def __init__(self) -> None:
+        self.received = b""
+        self.made: Deferred = Deferred()
+        self.lost: Deferred = Deferred()
+
+    def connectionMade(self) -> None:
+        self.made.callback(self)
+
+    def connectionLost(self, reason: Any = None) -> None:
+        self.lost.callback(None)
+
+    def dataReceived(self, data: bytes) -> None:
+        self.received += data
+
+
+class HandoverTests(unittest.TestCase):
+    """``evolution.net.handover``: what a connection had read and not framed, and had written and not sent,
+    goes with its socket (here from one protocol to another in this process, as between processes)."""
+
+    timeout = 30
+
+    async def test_a_value_begun_before_the_move_ends_after_it_and_unsent_bytes_go_first(self) -> None:
+        first = Recorder()
+        listening = reactor.listenTCP(0, Factory.forProtocol(lambda: first), interface="127.0.0.1")
+        self.addCleanup(listening.stopListening)
+        peer = Raw()
+        reactor.connectTCP("127.0.0.1", listening.getHost().port, ClientFactory.forProtocol(lambda: peer))
+        await peer.made
+        await until(lambda: first.transport is not None)
+        first.transport.getHandle().setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
+        peer.transport.pauseProducing()  # the peer reads nothing: what is written stays unsent
+        first.transport.write(b"x" * 300_000)
+        peer.transport.write(b'[1] {"begun": ')
+        await until(lambda: first.messages == [[1]])
+
+        handover = take(first)
+        self.assertGreater(len(handover.unsent), 0)
+        self.assertEqual(handover.unread, b'{"begun": ')
+        second = Recorder()
+        adopt(reactor, handover, second)
+        second.transport.write(b"after\n")
+        peer.transport.resumeProducing()
+        peer.transport.write(b'"yes"}\n')
+        await until(lambda: second.messages == [{"begun": "yes"}] and peer.received.endswith(b"after\n"))
+        self.assertEqual(peer.received, b"x" * 300_000 + b"after\n")
+        self.assertEqual(first.messages, [[1]])
+        second.transport.loseConnection()
+        await peer.lost
+        await until(lambda: not second.connected)
+
+    async def test_bytes_a_player_sent_before_its_game_reach_the_worker_that_plays_it(self) -> None:
+        # The early bird signs up and, in the same write, begins a message; the rest comes once its game
+        # has begun in a worker. The worker reads the whole message, and removes the player for it: it
+        # began before any question was asked (as in one process).
+        host = new_host(self, "--players", "3-3", "--timeout", "5")
+        played: list[str] = []
+        host.runner.watch(lambda event, game: played.append(type(game).__name__) if event == "begin" else None)
+        await host.ready()
+        early = Raw()
+        reactor.connectTCP("127.0.0.1", host.port, ClientFactory.forProtocol(lambda: early))
+        await early.made
+        early.transport.write(b'"early bird"\n[1, ')
+        await until(lambda: len(host.factory.lobby) == 1)
+        goods = [host.client(f"good {i}") for i in range(2)]
+        await until(lambda: early.received.count(b"\n") >= 2)  # "ok" and its start: the game is under way
+        early.transport.write(b"2]\n")
+        await gatherResults(goods)
+        [record] = await host.runner.when_games_over(1)
+        await early.lost  # hung up on
+        self.assertEqual(played, ["AwayGame"])  # played in a worker process
+        [seat] = [seat for seat in record.players if seat.name == "early bird"]
+        self.assertEqual(seat.removed_reason, "sent a message nobody asked for: [1, 2]")
+
+
+class DeadWorkerTests(unittest.TestCase):
+    timeout = 120
+
+    async def test_a_worker_killed_mid_game_costs_its_game_and_the_host_plays_on(self) -> None:
+        host = new_host(self, "--players", "3-3", "--timeout", "5", "--workers", "1")
+        slow = [host.client(f"slow {i}", Thinking(SillyPlayer(), 0.05, reactor)) for i in range(3)]
+        await until(lambda: host.runner.pool.playing(1) is not None)
+        os.kill(host.runner.pool.playing(1).pid, signal.SIGKILL)
+        [lost] = await host.runner.when_games_over(1)
+        await gatherResults([client.addErrback(lambda failure: None) for client in slow])  # hung up on
+        self.assertEqual(lost.outcome, "aborted: its worker process ended (signal 9)")
+        self.assertEqual([seat.removed_reason for seat in lost.players], ["its worker process ended (signal 9)"] * 3)
+        self.assertEqual(host.factory.open_connections, 0)
+
+        await gatherResults([host.client(f"next {i}") for i in range(3)])  # a new worker plays the next game
+        [_, played] = await host.runner.when_games_over(2)
+        self.assertEqual(played.outcome, "finished")
+        stored = {game.id: game.outcome for game in (await host.stored()).games()}
+        self.assertEqual(stored, {1: lost.outcome, 2: "finished"})
+
+    async def test_in_a_tournament_the_players_of_a_dead_workers_game_fail_with_that_reason(self) -> None:
+        host = new_host(self, "--tournament", "knockout", "--max-signups", "9", "--signup-window", "5",
+                        "--timeout", "5", "--seed", "9")
+        clients = []
+        for name in [f"k{k}" for k in range(9)]:
+            clients.append(host.client(name, Thinking(SillyPlayer(), 0.02, reactor)))
+            await until(lambda: len(host.factory.lobby) == len(clients) or host.tournaments.current is not None)
+        await until(lambda: host.runner.pool.playing(1) is not None and host.runner.pool.playing(2) is not None)
+        worker = host.runner.pool.playing(1)
+        doomed = set(host.runner.running[1].names)
+        os.kill(worker.pid, signal.SIGKILL)
+        await host.tournaments.when_over(1)
+        await gatherResults([client.addErrback(lambda failure: None) for client in clients])
+        [tournament] = (await host.stored()).tournaments()
+        failures = {f["name"]: f["reason"] for f in tournament.to_json()["failures"]}
+        self.assertEqual(failures, {name: "its worker process ended (signal 9)" for name in doomed})
+        self.assertEqual(tournament.status, "finished")
+        self.assertTrue(tournament.winners and not {w.name for w in tournament.winners} & doomed)
+
+
+class ChildProcessTests(unittest.TestCase):
+    """Every child's host end (``evolution.host.processes.child.ChildProcess``): its output into the host's log, its stop."""
+
+    timeout = 60
+
+    async def test_a_child_that_does_not_end_is_killed_at_the_limit_when_asked(self) -> None:
+        child = ChildProcess(reactor, "sleeper", "timeit", ["-n1", "-r1", "import time; time.sleep(30)"])
+        child.start()
+        finished = await child.finish(0.5, kill=True)
+        self.assertEqual((finished, child.running, child.status, child.how), (False, False, -9, "signal 9"))
+
+    async def test_a_child_left_to_go_on_is_not_killed(self) -> None:
+        child = ChildProcess(reactor, "sleeper", "timeit", ["-n1", "-r1", "import time; time.sleep(30)"])
+        child.start()
+        self.assertFalse(await child.finish(0.5))
+        self.assertTrue(child.running)
+        child.kill()
+        self.assertEqual(await child.ended, -9)
+
+    async def test_its_standard_error_goes_into_the_host_log_a_line_at_a_time(self) -> None:
+        events: list[dict] = []
+        globalLogPublisher.addObserver(events.append)
+        self.addCleanup(globalLogPublisher.removeObserver, events.append)
+        child = ChildProcess(reactor, "talker", "timeit", ["-n1", "-r1", "import sys; sys.stderr.write('one\\ntwo\\n')"])
+        child.start()
+        self.assertTrue(await child.finish(20))
+        self.assertEqual(child.how, "status 0")
+        lines = [(event["name"], event["line"]) for event in events if event.get("name") == "talker"]
+        self.assertIn(("talker", "one"), lines)
+        self.assertIn(("talker", "two"), lines)

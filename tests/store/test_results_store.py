@@ -1,0 +1,213 @@
+"""The results store and ``evolution-results``."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import sqlite3
+import subprocess
+import sys
+from contextlib import closing
+
+import pytest
+
+from evolution.store.database import APPLICATION_ID, CURRENT_VERSION, SCHEMA_DIR, StoreError
+from evolution.store.operations import game_operation
+from evolution.store.records import GameRecord, SeatRecord
+from evolution.store.results_store import ResultsStore
+
+GAME = GameRecord(
+    "2026-01-01T00:00:00.000+00:00",
+    "2026-01-01T00:00:01.000+00:00",
+    "shuffled",
+    42,
+    3,
+    "finished",
+    (
+        SeatRecord(1, "alpha", 9, 1),
+        SeatRecord(2, "beta", None, None, 2, "feed", "no reply to feed-next within 1 s"),
+        SeatRecord(3, "gamma", 4, 2),
+    ),
+)
+
+
+def results(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "evolution.cli.evolution_results", *args], capture_output=True, text=True)
+
+
+def test_a_recorded_game_reads_back_whole(tmp_path):
+    store = ResultsStore.open(tmp_path / "r.sqlite")
+    game_id = store.record(GAME)
+    store.record(GAME)
+    store.close()
+    games = ResultsStore.open(tmp_path / "r.sqlite").games()
+    assert [g.id for g in games] == [game_id, game_id + 1]
+    assert games[0] == GAME
+
+
+def test_a_game_written_twice_is_stored_once(tmp_path):
+    # A journal applied again after a crash between commit and truncation: no change.
+    store = ResultsStore.open(tmp_path / "r.sqlite")
+    operation = game_operation(GAME.with_id(7), [[0, 1, "out", "ok"]])
+    store.apply(operation)
+    store.apply(game_operation(GAME.with_id(7), [[0, 1, "out", "another log"]]))
+    assert store.games() == [GAME.with_id(7)]
+    assert store.game_log(7) == [[0, 1, "out", "ok"]]
+    assert store.connection.execute("SELECT COUNT(*) FROM players").fetchone() == (3,)
+
+
+def test_the_newest_games_come_first_with_their_seats(tmp_path):
+    store = ResultsStore.open(tmp_path / "r.sqlite")
+    ids = [store.record(GAME) for _ in range(5)]
+    assert [game.id for game in store.recent_games(2)] == ids[:-3:-1]
+    assert [game.id for game in store.recent_games(2, before=ids[3])] == [ids[2], ids[1]]
+    assert store.recent_games(1)[0] == GAME.with_id(ids[-1])
+
+
+def _open_with_the_others(path: str, ready) -> str:
+    ready.wait()
+    try:
+        ResultsStore.open(path).close()
+    except StoreError as error:
+        return str(error)
+    return "opened"
+
+
+def test_processes_that_open_one_new_store_at_the_same_instant_all_get_the_whole_store(tmp_path):
+    # Two hosts, or a host and evolution-results, may open a new --db at once: each must find
+    # or make the whole store ("table version already exists" and "not an Evolution results
+    # database" were what the losers of this race said).
+    context = multiprocessing.get_context("spawn")  # not fork: this process may run threads (trial's reactor)
+    with context.Manager() as manager, context.Pool(8) as pool:
+        for round in range(5):
+            path = str(tmp_path / f"{round}.sqlite")
+            ready = manager.Barrier(8)
+            assert pool.starmap(_open_with_the_others, [(path, ready)] * 8) == ["opened"] * 8
+            with closing(sqlite3.connect(path)) as connection:
+                assert connection.execute("SELECT version FROM version").fetchall() == [(CURRENT_VERSION,)]
+
+
+def test_a_database_of_a_newer_version_is_refused(tmp_path):
+    path = tmp_path / "r.sqlite"
+    ResultsStore.open(path).close()
+    with sqlite3.connect(path) as connection:
+        connection.execute("UPDATE version SET version = 99")
+    with pytest.raises(StoreError, match="version 99"):
+        ResultsStore.open(path)
+
+
+def test_a_file_that_is_not_a_database_is_refused(tmp_path):
+    path = tmp_path / "r.sqlite"
+    path.write_text("not a database " * 100)
+    with pytest.raises(StoreError, match="cannot use the results database"):
+        ResultsStore.open(path)
+
+
+def test_results_json_lists_games_with_players(tmp_path):
+    store = ResultsStore.open(tmp_path / "r.sqlite")
+    store.record(GAME)
+    store.close()
+    listing = results("--db", str(tmp_path / "r.sqlite"), "--json")
+    assert listing.returncode == 0
+    [game] = json.loads(listing.stdout)
+    assert game["seed"] == 42 and game["outcome"] == "finished"
+    assert game["players"][1] == {
+        "seat": 2, "name": "beta", "score": None, "rank": None,
+        "removed_turn": 2, "removed_step": "feed", "removed_reason": "no reply to feed-next within 1 s",
+    }
+
+
+def test_results_table_ranks_and_shows_removals(tmp_path):
+    store = ResultsStore.open(tmp_path / "r.sqlite")
+    store.record(GAME)
+    store.close()
+    lines = results("--db", str(tmp_path / "r.sqlite")).stdout.splitlines()
+    assert "seed 42" in lines[0]
+    assert [line.split()[2] for line in lines[2:]] == ["alpha", "gamma", "beta"]
+    assert lines[-1].endswith("removed in turn 2 (feed): no reply to feed-next within 1 s")
+
+
+def test_results_without_a_database_say_so(tmp_path):
+    listing = results("--db", str(tmp_path / "missing.sqlite"))
+    assert listing.returncode == 1
+    assert listing.stderr.strip() == f"evolution-results: no results database at {tmp_path / 'missing.sqlite'}"
+
+
+# -- what the store refuses, untouched, in one sentence -----------------------------------
+
+
+V1_TABLES = ["CREATE TABLE version (version)", "CREATE TABLE games (id)", "CREATE TABLE players (game_id)"]
+
+
+def _foreign(path, *statements: str) -> bytes:
+    with sqlite3.connect(path) as connection:
+        for statement in statements:
+            connection.execute(statement)
+    connection.close()
+    return path.read_bytes()
+
+
+@pytest.mark.parametrize(
+    "statements, message",
+    [
+        (["CREATE TABLE customers (id INTEGER, name TEXT)"], "it holds tables customers"),
+        (["CREATE TABLE version (version INTEGER)", "INSERT INTO version VALUES (1)"], "it holds tables version"),
+        (["CREATE TABLE version (v)", "CREATE TABLE games (x)", "CREATE TABLE players (y)"], "damaged version table"),
+        (V1_TABLES + ["INSERT INTO version VALUES ('one')"], "damaged version table"),
+        (V1_TABLES + ["INSERT INTO version VALUES (1)", "INSERT INTO version VALUES (1)"], "damaged version table"),
+        ([f"PRAGMA application_id = {APPLICATION_ID}", "CREATE TABLE version (v)"], "damaged version table"),
+        (["PRAGMA application_id = 1234", "CREATE TABLE t (x)"], "application id 0x4d2"),
+    ],
+    ids=["another application's tables", "a lone version table", "an empty version table", "a text version",
+         "two versions", "ours, without a version", "another application id"],
+)
+def test_a_database_of_another_application_is_refused_untouched(tmp_path, statements, message):
+    path = tmp_path / "theirs.sqlite"
+    before = _foreign(path, *statements)
+    with pytest.raises(StoreError, match=message) as refused:
+        ResultsStore.open(path)
+    assert "\n" not in str(refused.value)
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["theirs.sqlite"]
+
+
+def test_a_folder_or_a_missing_folder_is_refused_in_one_sentence(tmp_path):
+    with pytest.raises(StoreError, match="is a folder, not a file"):
+        ResultsStore.open(tmp_path)
+    with pytest.raises(StoreError, match=r"cannot be created: the folder .*missing does not exist"):
+        ResultsStore.open(tmp_path / "missing" / "r.sqlite")
+
+
+def test_random_bytes_are_not_an_sqlite_database(tmp_path):
+    path = tmp_path / "r.sqlite"
+    path.write_bytes(bytes(range(256)) * 40)
+    with pytest.raises(StoreError, match="it is not an SQLite database"):
+        ResultsStore.open(path)
+
+
+def test_a_version_1_store_is_upgraded_and_keeps_its_games(tmp_path):
+    path = tmp_path / "old.sqlite"
+    with sqlite3.connect(path) as connection:
+        connection.executescript((SCHEMA_DIR / "v1.sql").read_text())
+        connection.execute("INSERT INTO games VALUES (1, 'a', 'b', 'sorted', NULL, 4, 'finished')")
+        connection.execute("INSERT INTO players VALUES (1, 1, 'old bot', 7, 1, NULL, NULL, NULL)")
+    connection.close()
+    store = ResultsStore.open(path)
+    [game] = store.games()
+    assert (game.id, game.turns, game.players[0].name, game.players[0].score) == (1, 4, "old bot", 7)
+    assert store.game_log(1) is None and store.tournaments() == []
+    assert store.connection.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
+    assert store.record(GAME) == 2
+    store.close()
+
+
+def test_names_and_reasons_that_utf8_cannot_encode_come_back_exactly(tmp_path):
+    odd = "\ud800 evil \udfff"
+    game = GAME.__class__(**{**GAME.__dict__, "players": (
+        SeatRecord(1, odd, 9, 1), SeatRecord(2, "b", None, None, 1, "choose", f'invalid reply: "{odd}"'),
+    )})
+    store = ResultsStore.open(tmp_path / "r.sqlite")
+    store.record(game)
+    [back] = store.games()
+    assert back.players == game.players
+    store.close()

@@ -1,0 +1,126 @@
+"""Draw the README's screenshots of the web view: a live game between bots that think.
+
+    .venv/bin/python tests/support/web_screenshot.py docs/web-view.png [--game fish] [--width 1440] [--height 720] [--dark] [--seed S]
+
+Runs a host with its web view on loopback in this process, signs up slow
+bots (Evolution: six silly ones; Fish: four, greedy and maximin), and once
+the game is well under way (Evolution: its second turn's feeding; Fish: its
+ninth move), has headless Chromium (``browser.chromium``) open the game's
+page and take a picture of it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any, Callable, NamedTuple
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the checkout, for tests.support
+
+from twisted.internet import reactor  # noqa: E402
+from twisted.internet.defer import ensureDeferred  # noqa: E402
+from twisted.internet.task import deferLater  # noqa: E402
+from twisted.internet.threads import blockingCallFromThread, deferToThread  # noqa: E402
+
+from tests.support.browser import chromium, missing  # noqa: E402
+from tests.support.hosting import until  # noqa: E402
+from tests.support.webhosting import SlowPlayer, WebHost, fish_client, get  # noqa: E402
+
+
+class Scene(NamedTuple):
+    """What to picture of one game: the host's options, its bots, when to shoot, what the page must show."""
+
+    options: tuple[str, ...]
+    sign_up: Callable[[WebHost], None]
+    ready: Callable[[Any], bool]  # of the running game, as /api/games/ID shows it
+    drawn: str  # a selector of the drawn table
+
+
+def evolution_bots(host: WebHost) -> None:
+    for name in ["Darwin's finch", "wallace", "<b>Lamarck</b>", "mendel-bot 2", "Tiktaalik", "haeckel"]:
+        host.client(name, SlowPlayer(0.5))
+
+
+def fish_bots(host: WebHost) -> None:
+    for name, strategy in (("Adelie", "greedy"), ("Gentoo", "maximin"), ("Emperor", "greedy"), ("Chinstrap", "maximin")):
+        fish_client(host, name, strategy, 0.6)
+
+
+SCENES = {
+    "evolution": Scene(("--players", "6-6", "--timeout", "2"), evolution_bots,
+                       lambda game: game["turn"] >= 2 and game["step"] == "feed", ".species"),
+    "fish": Scene(("--game", "fish", "--players", "4-4", "--timeout", "3", "--first-move-timeout", "3"), fish_bots,
+                  lambda game: game["turn"] >= 9, ".fish-board"),
+}
+
+
+async def started(host: WebHost, scene: Scene) -> str:
+    """Sign the bots up; once their game is where the scene wants it, the URL of its page."""
+    scene.sign_up(host)
+    await until(lambda: host.runner.running)
+    [game_id] = host.runner.running
+    while True:  # the game may be played in a worker process: where it stands as the API says
+        answer = (await get(host.url(f"/api/games/{game_id}"))).json()
+        if answer.get("status") != "running" or scene.ready(answer):
+            return host.url(f"/games/{game_id}")
+        await deferLater(reactor, 0.05, lambda: None)
+
+
+def shoot(host: WebHost, arguments: Any) -> None:
+    """On a worker thread: a browser ready first, then the game, then the picture."""
+    with chromium() as browser:
+        page = browser.new_page(
+            viewport={"width": arguments.width, "height": arguments.height},
+            color_scheme="dark" if arguments.dark else "light",
+        )
+        page.goto(host.url("/"))
+        scene = SCENES[arguments.game]
+        url = blockingCallFromThread(reactor, lambda: ensureDeferred(started(host, scene)))
+        page.goto(url)
+        page.wait_for_selector(scene.drawn)
+        page.wait_for_selector(".status.live, .controls")
+        page.wait_for_timeout(400)
+        page.screenshot(path=str(arguments.path))
+
+
+async def draw(arguments: Any, folder: Path) -> None:
+    host = WebHost(folder, *SCENES[arguments.game].options, "--seed", str(arguments.seed))
+    try:
+        await deferToThread(shoot, host, arguments)
+    finally:
+        await host.stop()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("path", type=Path)
+    parser.add_argument("--game", choices=sorted(SCENES), default="evolution")
+    parser.add_argument("--width", type=int, default=1440)
+    parser.add_argument("--height", type=int, default=720)
+    parser.add_argument("--seed", type=int, default=5)
+    parser.add_argument("--dark", action="store_true")
+    arguments = parser.parse_args()
+    reason = missing()
+    if reason:
+        print(f"web_screenshot: {reason}", file=sys.stderr)
+        return 1
+    outcome: list[Any] = []
+
+    def run(folder: str) -> None:
+        done = ensureDeferred(draw(arguments, Path(folder)))
+        done.addBoth(lambda result: (outcome.append(result), reactor.stop()))
+
+    with tempfile.TemporaryDirectory() as folder:
+        reactor.callWhenRunning(run, folder)
+        reactor.run()
+    if outcome and hasattr(outcome[0], "printTraceback"):
+        outcome[0].printTraceback()
+        return 1
+    print(f"wrote {arguments.path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
