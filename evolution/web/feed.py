@@ -29,7 +29,7 @@ from twisted.python.failure import Failure
 
 from evolution.host.runner.live_pictures import LivePictures
 from evolution.store.operations import log_text
-from evolution.web.summaries import lobby_digest, lobby_json
+from evolution.web.lobby_picture import lobby_digest, lobby_json
 
 log = Logger()
 Json = Any

@@ -22,7 +22,7 @@ from evolution.net.lobbies import GameLobby, SignupPeriods
 from evolution.net.signup import SignupConfig, SignupFactory
 from evolution.store.queries import leaderboard
 from evolution.store.records import EntrantRecord, TournamentRecord
-from evolution.web.summaries import lobby_json
+from evolution.web.lobby_picture import lobby_json
 from tests.support.paths import REPO
 
 NAMES = ["ann", "bo\u202e", "cy"]
