@@ -6,7 +6,8 @@ this machine cannot serve (TLS not installed, a certificate that cannot be
 read) raises ``StartupError``. ``TwistdOptions`` is what the twistd plugin
 parses: there a usage error prints one line and exits with status 2, a
 start-up error one line and status 1 (``fail``), instead of twistd's page of
-usage text.
+usage text. ``from_options(kind, options, renamed, **given)`` makes a
+settings dataclass from them, field by option, by one rule.
 
 Every number has a finite range, stated in ``--help``: a limit of ``inf``
 would let a silent bot stall a game for ever, and one of ``1e-300`` would
@@ -17,8 +18,9 @@ from __future__ import annotations
 
 import os
 import sys
+from dataclasses import fields
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, Mapping, NoReturn, TypeVar
 
 from twisted.python import usage
 
@@ -63,6 +65,27 @@ SIGNUP_WINDOW = {"games": 10.0, "tournament": 30.0, "ladder": 1.0}
 SIGNUP_TIMEOUT = 5.0  # when the dialect names no limit of its own
 SWISS_ROUNDS = 5
 TOURNAMENT_ONLY = ("signup-periods", "min-signups", "max-signups", "rounds", "tournaments")
+
+
+T = TypeVar("T")
+
+
+def from_options(kind: type[T], options: Mapping[str, Any], renamed: Mapping[str, str] | None = None,
+                 **given: Any) -> T:
+    """The dataclass ``kind`` with each field from its option: ``send_scores`` from ``--send-scores``.
+
+    ``renamed`` names the options whose names differ from their fields' (``{"window": "signup-window"}``);
+    ``given``, the fields that no option sets. A field with neither is a mistake, raised as ``KeyError``.
+    """
+    renamed = renamed or {}
+    values = {}
+    for field in fields(kind):  # type: ignore[arg-type]
+        if field.name in given:
+            values[field.name] = given[field.name]
+            continue
+        option = renamed.get(field.name, field.name.replace("_", "-"))
+        values[field.name] = options[option] if option in options else options[field.name]
+    return kind(**values)
 
 
 class StartupError(Exception):

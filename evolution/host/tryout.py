@@ -41,10 +41,10 @@ from twisted.python.failure import Failure
 
 from evolution.games import game as game_named
 from evolution.host.runner.game_runner import RunningGame
-from evolution.store.records import GameRecord
 from evolution.host.wiring import Options, build_host
-from evolution.store.writer import StoreWriter
 from evolution.net.client import play_remote
+from evolution.store.records import GameRecord
+from evolution.store.writer import StoreWriter
 
 log = Logger()
 OUTPUT_LINES = 12  # of the bot's standard output and error, kept to show when it fails

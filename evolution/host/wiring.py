@@ -28,7 +28,7 @@ from twisted.logger import Logger
 from evolution.host.modes.ladder_mode import LadderService, kept_standings
 from evolution.host.modes.tournament_mode import TournamentService
 from evolution.host.modes.tournament_run import TournamentSettings
-from evolution.host.options import Options, StartupError, TwistdOptions
+from evolution.host.options import Options, StartupError, TwistdOptions, from_options
 from evolution.host.runner.game_runner import GameRunner, GameSettings
 from evolution.net.lag import LagProbe
 from evolution.net.lobbies import GameLobby
@@ -42,7 +42,9 @@ from evolution.tournament.ladder_standings import Standings
 __all__ = ["Options", "TwistdOptions", "StartupError", "Host", "build_host", "open_store"]
 
 log = Logger()
-SPARE_FILES = 64  # open files besides the connections: the store, logs, listening sockets
+SPARE_FILES = 64
+SIGNUP_OPTIONS = {"window": "signup-window", "max_games": "games", "max_bytes": "max-message"}  # the rest: by name
+TOURNAMENT_OPTIONS = {"format": "tournament", "smallest": "min_players", "largest": "max_players"}  # open files besides the connections: the store, logs, listening sockets
 
 
 class StoreService(service.Service):
@@ -103,36 +105,15 @@ def build_host(options: Options, writer: StoreWriter, clock: Any, stop: Callable
     With ``--workers N`` above 0 the runner plays its games in N worker
     processes (``evolution.host.runner.pooled_runner``), started once the reactor runs.
     """
-    settings = GameSettings(
-        game=options["game"],
-        setup=options["setup"],
-        timeout=options["timeout"],
-        seed=options["seed"],
-        dialect=options["dialect"],
-        send_scores=options["send-scores"],
-        tell_removed=options["tell-removed"],
-    )
-    config = SignupConfig(
-        min_players=options["min_players"],
-        max_players=options["max_players"],
-        signup_timeout=options["signup-timeout"],
-        window=options["signup-window"],
-        max_games=options["games"],
-        max_bytes=options["max-message"],
-        max_depth=options["max-depth"],
-        max_connections=options["max-connections"],
-        number_grace=options["number-grace"],
-        signup=settings.speaking().signup,
-    )
+    settings = from_options(GameSettings, options)
+    config = from_options(SignupConfig, options, SIGNUP_OPTIONS, signup=settings.speaking().signup)
     runner = _runner(settings, config, writer, clock, options["workers"])
     tournaments = None
     policy: Any = GameLobby(runner.start_game, LagProbe(clock))
     if options["tournament"] is not None:
         tournaments = TournamentService(
-            TournamentSettings(
-                options["tournament"], options["min_players"], options["max_players"], options["rounds"] or 0,
-                options["seed"], options["final-tiebreak"], runner.game.knockout_runners_up,
-            ),
+            from_options(TournamentSettings, options, TOURNAMENT_OPTIONS, rounds=options["rounds"] or 0,
+                         runners_up=runner.game.knockout_runners_up),
             {
                 "window": options["signup-window"],
                 "periods": options["signup-periods"],
@@ -156,11 +137,11 @@ def build_host(options: Options, writer: StoreWriter, clock: Any, stop: Callable
 
 def _runner(settings: GameSettings, config: SignupConfig, writer: StoreWriter, clock: Any, workers: int) -> GameRunner:
     if workers == 0:
-        return GameRunner(settings, writer, clock)
+        return GameRunner.in_host(settings, writer, clock)
     from evolution.host.runner.pooled_runner import PooledRunner
     from evolution.host.workers.worker_process import worker_config
 
-    return PooledRunner(settings, writer, clock, workers, lambda number: worker_config(settings, config, number))
+    return PooledRunner.in_host(settings, writer, clock, workers, lambda number: worker_config(settings, config, number))
 
 
 def open_store(path: str, reactor: Any, reserve_mib: int = RESERVE_MIB) -> StoreWriter:

@@ -137,8 +137,7 @@ class HostFeed(Telling):
 
     def _after_store(self, game_id: int, tournament: int | None) -> None:
         """Tell "stored" once the store writer has done the writes handed to it so far (this game's among them)."""
-        idle = getattr(self.runner.writer, "idle", None)
-        (idle() if idle is not None else succeed(None)).addCallback(self._stored, game_id, tournament)
+        self.runner.recording.idle().addCallback(self._stored, game_id, tournament)
 
     def _stored(self, _: Any, game_id: int, tournament: int | None) -> None:
         self.storing.discard(game_id)

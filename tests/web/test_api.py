@@ -208,7 +208,7 @@ class ServiceTests(unittest.TestCase):
         db = directory / "results.sqlite"
         ResultsStore.open(db).close()
         memory = MemoryReactorClock()
-        runner = GameRunner(GameSettings(), None, memory)
+        runner = GameRunner.in_host(GameSettings(), None, memory)
         service = web_service("tcp:8080:interface=127.0.0.1", memory, runner, None, str(db))
         service.startService()
         [(port, factory, _backlog, interface)] = memory.tcpServers
@@ -224,7 +224,7 @@ class ServiceTests(unittest.TestCase):
         taken.listen()
         self.addCleanup(taken.close)
         endpoint = f"tcp:{taken.getsockname()[1]}:interface=127.0.0.1"
-        runner = GameRunner(GameSettings(), None, reactor)
+        runner = GameRunner.in_host(GameSettings(), None, reactor)
         service = web_service(endpoint, reactor, runner, None, "unused.sqlite")
         with self.assertRaises(SystemExit) as stopped:
             service.privilegedStartService()

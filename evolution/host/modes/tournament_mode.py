@@ -20,11 +20,11 @@ from twisted.application import service
 from twisted.internet.defer import Deferred
 from twisted.logger import Logger
 
-from evolution.host.runner.game_runner import GameRunner, now
-from evolution.store.records import EntrantRecord, TournamentRecord
-from evolution.store.operations import tournament_begun
 from evolution.host.modes.tournament_run import TournamentRun, TournamentSettings
+from evolution.host.runner.game_runner import GameRunner, now
 from evolution.net.lobbies import SignupPeriods
+from evolution.store.operations import tournament_begun
+from evolution.store.records import EntrantRecord, TournamentRecord
 from evolution.text import plural, quoted
 
 log = Logger()

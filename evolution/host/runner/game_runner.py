@@ -28,15 +28,20 @@ manager both use:
 - ``stop()`` records the games still running as aborted, so nothing is lost
   when the host stops (``stopped()`` fires once they are recorded).
 
-The seams a worker process uses (``evolution.host.workers.worker_process``, and the host's
-``evolution.host.runner.pooled_runner``): ``play_numbered(id, seed, ...)`` plays a game
-numbered elsewhere, ``start_game(connections, (id, seed))`` likewise;
-``keep(record, log)`` is where a finished game goes (the store writer, with
-its log line), ``announce_begin`` / ``announce_over`` the log lines;
-``begun(game)`` a game's beginning (running, logged, told) and
+A runner has three roles, each in one place: **numbering** a game (its id
+and seed: ``numbering``, the host's ``evolution.host.runner.recording.
+Numbering``; a worker's runner has none and plays games numbered by the
+host: ``play_numbered(id, seed, ...)``, ``start_game(connections, (id,
+seed))``), **playing** it (this module: the referee, the proxies, the
+greeting and farewell, removals) and **recording** it (``recording``, where
+its beginning, its removals and its record go: in the host the store writer
+and the log lines, ``StoreRecording``; in a worker the host, over the
+channel). ``GameRunner.in_host(settings, writer, clock)`` is the host's
+runner. Where the game is played is the one thing a subclass changes: the
+host's ``PooledRunner`` (``evolution.host.runner.pooled_runner``) hands it
+to a worker. ``begun(game)`` is a game's beginning (running, said, told) and
 ``game_record(game, turns, outcome, seats)`` its record, wherever it is
-played.
-``GameSettings`` lives in ``evolution.host.runner.settings``.
+played. ``GameSettings`` lives in ``evolution.host.runner.settings``.
 
 A game counts as over, its players are hung up and the next game may start
 whether or not the database took the record at once: the store writer keeps
@@ -45,7 +50,6 @@ it until it does (``evolution.store.writer``).
 
 from __future__ import annotations
 
-import random
 from collections import deque
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -57,15 +61,15 @@ from twisted.logger import Logger
 from twisted.python.failure import Failure
 
 from evolution.games import Referee
+from evolution.host.runner.recording import Numbering, Recording, StoreRecording
 from evolution.host.runner.settings import GameSettings
 from evolution.net.deadlines import Deadlines
 from evolution.net.game_log import GameLog
 from evolution.net.host_connection import CLOSED, HostProtocol
 from evolution.net.remote_seat import CallSettings, RemoteSeat
 from evolution.outcomes import GameResult
-from evolution.store.operations import game_operation
 from evolution.store.records import GameRecord, seat_records
-from evolution.text import escape, plural, quoted
+from evolution.text import escape, quoted
 
 log = Logger()
 
@@ -149,7 +153,7 @@ class RunningGame:
                 step=removal.step,
                 reason=escape(removal.reason),
             )
-            self.runner.hang_up(self.connections[removal.id - 1], removal.reason)
+            self.runner.remove(self, removal.id - 1, removal.reason)
         self.runner.tell(event, self)
 
     def play(self) -> Deferred[GameResult]:
@@ -186,14 +190,18 @@ class GameRunner:
 
     pool: Any = None  # the worker processes that play some of its games (``evolution.host.runner.pooled_runner``), if any
 
-    def __init__(self, settings: GameSettings, writer: Any, clock: IReactorTime) -> None:
+    def __init__(
+        self, settings: GameSettings, clock: IReactorTime, recording: Recording | None = None,
+        numbering: Numbering | None = None,
+    ) -> None:
         self.settings = settings
         self.game = settings.kind
         self.setup = settings.game_setup()
         self.dialect = settings.speaking()
         self.recorded = settings.recorded()
-        self.writer = writer
         self.clock = clock
+        self.recording: Recording = recording if recording is not None else StoreRecording(None, self.setup)
+        self.numbering = numbering
         self.games_begun = 0
         self.games_over = 0
         self.running: dict[int, Any] = {}  # RunningGame; a pooled runner's games in workers too (``played_here``)
@@ -202,6 +210,12 @@ class GameRunner:
         self.records: deque[GameRecord] = deque(maxlen=RECENT_RECORDS)  # the latest; the store has them all
         self._waiters: list[tuple[int, Deferred]] = []
         self._watchers: list[Callable[[str, RunningGame], None]] = []
+
+    @classmethod
+    def in_host(cls, settings: GameSettings, writer: Any, clock: IReactorTime, *args: Any) -> GameRunner:
+        """The host's runner: its games numbered and recorded by the store writer (None: stored nowhere)."""
+        setup = settings.game_setup()
+        return cls(settings, clock, StoreRecording(writer, setup), Numbering(writer, setup, settings.seed), *args)
 
     # -- watching ---------------------------------------------------------------------
 
@@ -239,17 +253,11 @@ class GameRunner:
 
     # -- playing ----------------------------------------------------------------------
 
-    def _next_seed(self) -> int | None:
-        if not self.setup.seeded:
-            return None
-        if self.settings.seed is None:
-            return random.randrange(2**31)
-        return self.settings.seed + self.games_begun - 1
-
     def number(self) -> tuple[int, int | None]:
-        """The next game's id (from the store writer) and seed; it counts as begun."""
-        self.games_begun += 1
-        return self.writer.new_game_id(), self._next_seed()
+        """The next game's id and seed (the host's numbering; a worker's games come numbered)."""
+        if self.numbering is None:
+            raise RuntimeError("this runner plays games numbered elsewhere: play_numbered")
+        return self.numbering.next()
 
     def play(self, connections: list[HostProtocol], seating: Seating | None = None) -> Deferred[GameOutcome]:
         """Play a game with these players (in turn order); fires with its outcome, never fails."""
@@ -269,7 +277,8 @@ class GameRunner:
     def begun(self, game: Any) -> None:
         """A game begins (here, or in a worker): it is running, logged and told."""
         self.running[game.id] = game
-        self.announce_begin(game.id, game.names, game.seed)
+        self.games_begun += 1
+        self.recording.begins(game.id, game.names, game.seed)
         self.tell("begin", game)
 
     def game_record(self, game: Any, turns: int, outcome: str, seats: tuple) -> GameRecord:
@@ -282,11 +291,20 @@ class GameRunner:
         )
 
     def hang_up(self, connection: HostProtocol, reason: str) -> None:
-        """Close a removed player's connection, after the dialect's word to it (``--tell-removed``), if any.
-
-        (A worker process tells the host first: ``evolution.host.workers.worker_process.WorkerRunner``.)"""
+        """Close a removed player's connection (outside a game), after the dialect's word to it, if any."""
         self.say_removal(connection, reason)
         connection.close()
+
+    def remove(self, game: RunningGame, index: int, reason: str) -> None:
+        """A player the referee removed: the dialect's word to it, then its removal recorded, then hang up.
+
+        (In that order, so that a player that comes back at once finds its name free where it signs up.)
+        """
+        connection = game.connections[index]
+        self.say_removal(connection, reason)
+        if connection.transport is not None:
+            connection.transport.pauseProducing()  # nothing more is read from it
+        self.recording.removed(game.id, index).addBoth(lambda _: connection.close())
 
     def say_removal(self, connection: HostProtocol, reason: str) -> None:
         """The dialect's word to a removed player (``--tell-removed``), if it has one."""
@@ -403,47 +421,32 @@ class GameRunner:
             proxy.log, proxy.on_failure = None, None
             if proxy.failure is not None:  # failed after the referee's last safe point: hang up now
                 proxy.close()
-        record = self._recorded(game, game.record(result, outcome), game.log.to_text())
+        record, kept = self._recorded(game, game.record(result, outcome), game.log.to_text())
         game.referee.observer = None  # the referee and the game no longer hold each other: refcounting frees them
-        game.game_over(result).addCallback(lambda failed: self._settled(game, record, failed))
+        game.game_over(result).addCallback(lambda failed: self._once_kept(kept, game, record, failed))
 
-    def _recorded(self, game: Any, record: GameRecord, log_text: str | bytes | None) -> GameRecord:
-        """A game is over: scored for its tournament, stored (with its tournament's standings), counted, told."""
+    def _recorded(self, game: Any, record: GameRecord, log_text: str | bytes | None) -> tuple[GameRecord, Deferred]:
+        """A game is over: scored for its tournament, recorded (with its tournament's standings), counted, told.
+
+        With a Deferred that fires once the record is kept (``Recording.keep``).
+        """
         record = self._annotated(game, record)
         standings = game.seating.standings() if game.seating is not None else None
-        self.keep(record, log_text, standings)
+        kept = self.recording.keep(record, log_text, standings)
         self.games_over += 1
         self.records.append(record)
         self.tell("over", game)
-        return record
+        return record, kept
 
-    def keep(self, record: GameRecord, log_text: str | bytes | None, standings: list | None = None) -> None:
-        """A game is over: store it with its message log (the log's JSON text, or it compressed), and say so."""
-        if self.writer is not None:
-            self.writer.write(game_operation(record, log_text, standings))
-        self.announce_over(record)
+    def _once_kept(self, kept: Deferred, game: RunningGame, record: GameRecord, failed: tuple[str | None, ...]) -> None:
+        """The game's outcome once its record is kept: a game a player saw end is a game the host holds.
 
-    def announce_begin(self, game_id: int, names: list[str], seed: int | None) -> None:
-        log.info(
-            "game {game} begins: {players} ({deck})",
-            game=game_id,
-            players=", ".join(map(quoted, names)),
-            deck=self.setup.deal(seed) if seed is None else f"seed {seed}",
-        )
-
-    def announce_over(self, record: GameRecord) -> None:
-        ranking = "; ".join(
-            f"{p.rank}. {quoted(p.name)} {p.score}"
-            for p in sorted(record.players, key=lambda p: p.rank or 99)
-            if p.rank
-        )
-        log.info(
-            "game {game} {outcome} after {turns}: {ranking}",
-            game=record.id,
-            outcome=escape(record.outcome),
-            turns=plural(record.turns, "turn"),
-            ranking=ranking or "nobody left",
-        )
+        Until then what a player says waits for the connection's next owner (``hold``).
+        """
+        if not kept.called:
+            for connection in game.connections:
+                connection.hold()
+        kept.addBoth(lambda _: self._settled(game, record, failed))
 
     def _settled(self, game: RunningGame, record: GameRecord, failed: tuple[str | None, ...]) -> None:
         for name, reason in zip(game.names, failed):

@@ -74,8 +74,10 @@ class AwayGame:
 class PooledRunner(GameRunner):
     """Plays its games in worker processes (``evolution.host.workers.pool``)."""
 
-    def __init__(self, settings: GameSettings, writer: Any, clock: Any, workers: int, config: Any) -> None:
-        super().__init__(settings, writer, clock)
+    def __init__(
+        self, settings: GameSettings, clock: Any, recording: Any, numbering: Any, workers: int, config: Any
+    ) -> None:
+        super().__init__(settings, clock, recording, numbering)
         self.pool = WorkerPool(workers, config, clock, self)
         self._stopping: Deferred | None = None
         self.ending: dict[int, AwayGame] = {}  # over and stored; their connections not yet back
@@ -121,7 +123,7 @@ class PooledRunner(GameRunner):
         if isinstance(game, AwayGame):
             self.ending[game_id] = game
             game.log_blob = log_blob  # for the web view's replay until the store has it
-            game.record = self._recorded(game, GameRecord.from_json(record), log_blob or None)
+            game.record, _kept = self._recorded(game, GameRecord.from_json(record), log_blob or None)
 
     def back(self, report: dict, descriptors: list[int]) -> None:
         game = self.ending.pop(report["id"], None) or self.running.pop(report["id"], None)
@@ -163,7 +165,7 @@ class PooledRunner(GameRunner):
             if isinstance(game, AwayGame):
                 self._take_back(game, {})
                 if game.record is None:
-                    game.record = self._recorded(game, game.lost_record(reason), None)
+                    game.record, _kept = self._recorded(game, game.lost_record(reason), None)
                 self._settle(game)
 
     def changed(self, game_ids: list[int], stepped: bool) -> None:

@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from evolution.games import DEFAULT_GAME, Dialect, Game, GameSetup, game as game_named
+from evolution.games import DEFAULT_GAME, Dialect, Game, GameSetup
+from evolution.games import game as game_named
 
 
 @dataclass(frozen=True)

@@ -6,10 +6,10 @@ game's settings and the connections' limits. The channel to the host is
 descriptor 3 (``evolution.host.processes.channel``); the commands are
 ``evolution.host.workers.commands``.
 
-Offers ``WorkerRunner`` (a ``GameRunner`` whose games were numbered by the
-host, and which keeps each game's record and compressed log for the host
-instead of storing them), ``WorkerSide`` (the worker's end of the channel)
-and ``main``.
+Offers ``ToHost`` (how a worker's game runner records a game: by sending
+its record and compressed log to the host, which stores it; its games come
+numbered by the host), ``WorkerSide`` (the worker's end of the channel) and
+``main``.
 
 A game here is the host's game: the same runner, referee, proxies, time
 limits and message log (``evolution.host.runner.game_runner``); only the store, the log
@@ -81,61 +81,35 @@ class Arrivals:
         self.open_connections = 0
 
 
-class WorkerRunner(GameRunner):
-    """Plays games numbered by the host; each record and compressed log goes to the host's store.
+class ToHost:
+    """A worker's ``Recording`` (``evolution.host.runner.recording``): a game's record and removals go to the host.
 
-    ``send_record(record, log)`` (the channel's) sends a finished game's
-    record at once and gives a Deferred of the host's answer; the players of
-    a game are hung up on (or given back) only once the host has its record,
-    so a game a player saw end is a game the host holds.
+    ``keep`` sends a finished game's record and compressed log at once and
+    fires with the host's answer: the runner hangs up on a game's players (or
+    gives them back) only once the host has its record, so a game a player saw
+    end is a game the host holds. ``removed`` tells the host of a removal
+    before the worker hangs up. The host says the log lines of a game's
+    beginning and end; a worker says nothing.
     """
 
-    def __init__(self, settings: GameSettings, clock: Any) -> None:
-        super().__init__(settings, None, clock)
-        self.send_record: Any = None
-        self.send_hung_up: Any = None  # (game id, seat index): the host hears of a removal at once
-        self._answered: dict[int, Deferred] = {}  # game id -> the host's answer to its record
+    def __init__(self, side: WorkerSide) -> None:
+        self.side = side
 
-    def keep(self, record: GameRecord, log_text: str | bytes | None, standings: list | None = None) -> None:
-        blob = compressed_log(log_text) if isinstance(log_text, str) else (log_text or b"")
-        self._answered[record.id] = self.send_record(record, blob)
-
-    def _settled(self, game: Any, record: GameRecord, failed: tuple[str | None, ...]) -> None:
-        """Once the host has the record: what a player says meanwhile waits for its next owner (``hold``)."""
-        answered = self._answered.pop(game.id, None)
-        if answered is None:
-            super()._settled(game, record, failed)
-            return
-        for connection in game.connections:
-            connection.hold()
-        answered.addBoth(lambda _: super(WorkerRunner, self)._settled(game, record, failed))
-
-    def hang_up(self, connection: HostProtocol, reason: str) -> None:
-        """A removed player: the dialect's word to it, then the host hears of it, then the worker hangs up.
-
-        (In that order, so that a player that comes back at once finds its name free in the host.)
-        """
-        game = next((game for game in self.running.values() if connection in game.connections), None)
-        if game is None or self.send_hung_up is None:
-            super().hang_up(connection, reason)
-            return
-        self.say_removal(connection, reason)
-        if connection.transport is not None:
-            connection.transport.pauseProducing()  # nothing more is read from it
-        told = self.send_hung_up(game.id, game.connections.index(connection))
-        told.addBoth(lambda _: connection.close())
-
-    def announce_begin(self, game_id: int, names: list[str], seed: int | None) -> None:
+    def begins(self, game_id: int, names: list[str], seed: int | None) -> None:
         pass  # the host says it
 
-    def announce_over(self, record: GameRecord) -> None:
-        pass
+    def keep(self, record: GameRecord, log_text: str | bytes | None, standings: list | None = None) -> Deferred:
+        blob = compressed_log(log_text) if isinstance(log_text, str) else (log_text or b"")
+        return self.side.send_record(record, blob)
+
+    def removed(self, game_id: int, seat_index: int) -> Deferred:
+        return self.side.send_hung_up(game_id, seat_index)
 
 
 class WorkerSide(QuietAMP):
     """The worker's end of the channel: games come in, their records and connections go back."""
 
-    def __init__(self, runner: WorkerRunner, arrivals: Arrivals, reactor: Any, forwarder: Any = None) -> None:
+    def __init__(self, runner: GameRunner, arrivals: Arrivals, reactor: Any, forwarder: Any = None) -> None:
         super().__init__()
         self.forwarder = forwarder
         self.runner = runner
@@ -243,9 +217,9 @@ def main(argv: list[str] | None = None) -> None:
     data = json.loads((argv or sys.argv[1:])[0])
     settings, config = settings_of(data)
     forwarder = forward_log(reactor, f"worker {data['number']}")
-    runner = WorkerRunner(settings, reactor)
+    runner = GameRunner(settings, reactor)
     side = WorkerSide(runner, Arrivals(config, reactor), reactor, forwarder)
-    runner.send_record, runner.send_hung_up = side.send_record, side.send_hung_up
+    runner.recording = ToHost(side)
     forwarder.channel = side
     child_channel(reactor, side)
     reactor.callWhenRunning(settle_memory)

@@ -203,7 +203,7 @@ class GreetingTests(unittest.TestCase):
 
     def test_end_goes_to_the_players_still_in_and_not_to_one_removed_whose_connection_is_closing(self):
         clock = Clock()
-        runner = GameRunner(GameSettings(game="fish"), None, clock)
+        runner = GameRunner.in_host(GameSettings(game="fish"), None, clock)
         winner, removed = (ScriptedConnection(clock, "course", at_once) for _ in range(2))
         record = SimpleNamespace(players=[SimpleNamespace(rank=1), SimpleNamespace(rank=None)])
         runner._farewells(GameOutcome(record, [winner, removed]))
