@@ -6,7 +6,7 @@ JSON, the 8 sockets as descriptors; the worker's end closes the copies it
 gets and answers); the host's end closes its own once answered. Twisted's
 transport (``IReactorSocket.adoptStreamConnection``) sends each descriptor
 with a byte and a system call of its own, and the worker reads them one
-read at a time; the host's (``evolution.host.processes.descriptor_socket``) sends a
+read at a time; the host's (``evolution.processes.descriptor_socket``) sends a
 command's descriptors in one call. Median of alternating rounds of 500
 commands; also the worker end's reads per command.
 """
@@ -22,9 +22,8 @@ from typing import Any, Callable
 from twisted.internet.defer import ensureDeferred
 from twisted.protocols import amp
 
-from evolution.host.processes.descriptor_socket import adopt_channel, joined
 from evolution.host.workers.commands import Play
-from evolution.net.handover import GivenProtocol
+from evolution.processes.descriptor_socket import GivenProtocol, adopt_channel, joined
 
 COMMANDS = 500
 ROUNDS = 9

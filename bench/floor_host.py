@@ -67,7 +67,7 @@ from twisted.protocols.basic import Int32StringReceiver, LineOnlyReceiver
 
 from zope.interface import implementer
 
-from evolution.host.processes.descriptor_socket import adopt_channel
+from evolution.processes.descriptor_socket import adopt_channel
 from evolution.host.runner.memory import settle_memory
 from evolution.testing import HostProcess
 from evolution.store.results_store import ResultsStore

@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.tournament.test_formats, tests.games.fish.test_tournaments -*-
 """Running a referee's coroutine without an event loop, and asking its players.
 
 Offers ``run_locally(coroutine)``: drives a coroutine (any game's

@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.games.evolution.rules.test_dealer, tests.games.fish.rules.test_referee -*-
 """What every game's referee reports, whatever the game: who ranked where, who was removed, when and why.
 
 Offers the values the host reads of any game (``evolution.games`` names the

@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.games.evolution.rules.test_dealer, tests.games.fish.rules.test_referee, tests.net.test_adversaries -*-
 """Expulsions at a referee's safe points: the checkpoint contract every game's referee keeps.
 
 Offers ``SafePoints``, a base for referees (Evolution's ``Dealer``, Fish's

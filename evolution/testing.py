@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.host.test_processes, tests.cli.test_make_targets -*-
 """Process helpers for tests, benchmarks and bot authors: a host and its clients as real processes on loopback.
 
 Offers ``free_port()``, ``twistd_command()``, ``HostProcess`` (``twistd -n

@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.cli.test_evolution_try, tests.cli.test_evolution_schema -*-
 """Conventions shared by the project's command-line tools.
 
 Offers ``ArgumentParser``: argparse, but a bad argument prints one line,

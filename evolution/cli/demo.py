@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.cli.test_make_targets, tests.host.modes.test_tournament_processes -*-
 """``make demo``: the host and its bots as separate processes on loopback.
 
 Starts ``twistd evolution --tournament knockout`` on a free 127.0.0.1 port

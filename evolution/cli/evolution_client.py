@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.host.test_processes, tests.net.test_client -*-
 """``evolution-client``: a bot that signs up with a host and plays until the host hangs up.
 
 It plays one game, or, in a tournament, every game the host gives it on the

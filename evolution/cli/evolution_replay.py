@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.replays.test_rerun, tests.replays.test_transcripts -*-
 """``evolution-replay GAME_ID --db PATH``: re-run a stored game from its message log and check it; or its transcript.
 
 Exit status 0 when the replay writes every message the log holds and ends

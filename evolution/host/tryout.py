@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.cli.test_evolution_try -*-
 """One bot tried against the house: a private host on loopback, house bots, the author's command, K games.
 
 Offers ``TryoutSettings``, ``BotProcess`` (the author's command as a child

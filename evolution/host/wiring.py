@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.host.test_tap, tests.store.test_writer -*-
 """The host's parts and its small services, as ``twistd evolution`` composes them.
 
 Offers ``build_host(options, writer, clock, stop)`` -> ``Host`` (the sign-up

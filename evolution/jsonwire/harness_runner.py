@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.games.evolution.test_conformance, tests.games.fish.test_conformance -*-
 """Running one of a game's course test harnesses: one JSON text in, one JSON value out.
 
 Offers ``run_harness_of(harnesses, schemas, name, text)``: decodes the one

@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.schemas.test_schemas, tests.jsonwire.test_schema_bounds -*-
 """Explaining a rejected message: which part is wrong and why, in work bounded by the schema.
 
 Offers ``Explainer(documents, registry, fast)`` (``fast``: ``schema_fast.FastSchemas``):

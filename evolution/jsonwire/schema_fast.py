@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.schemas.test_validators -*-
 """The fast check: jsonschema-rs, with this project's strict integers.
 
 Offers ``FastSchemas(documents)``: ``is_valid(name, value)`` for a whole

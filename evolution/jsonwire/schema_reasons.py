@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.schemas.test_schemas -*-
 """The words of a rejection: a value shown short, and a sentence for each failing keyword.
 
 Offers ``show(value, limit)``, the value as JSON text of at most ``limit``

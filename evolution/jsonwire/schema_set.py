@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.schemas.test_schemas, tests.games.fish.wire.test_schemas -*-
 """A game's JSON Schemas, loaded once, as the first gate for every message.
 
 Offers ``SchemaSet(directory, namespace)``: the schema files under

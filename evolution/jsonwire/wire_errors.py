@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.games.evolution.wire.test_messages, tests.games.fish.wire.test_codec -*-
 """The wire layer's one error type.
 
 ``WireError`` says which part of a JSON message is wrong and why, as

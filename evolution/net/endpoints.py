@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.net.test_tls, tests.host.test_tap -*-
 """Endpoint strings checked before use, a deep listen backlog, and TLS.
 
 Offers ``check_server(description)``: it builds the server endpoint and

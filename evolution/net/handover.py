@@ -1,9 +1,10 @@
+# -*- test-case-name: tests.host.workers.test_pool -*-
 """Moving a live TCP connection to another process: the socket itself, not a proxy of it.
 
 Offers ``Handover``, ``can_hand_over(protocol)``, ``take(protocol)``,
-``adopt(reactor, handover, protocol)`` and ``GivenProtocol`` (the factory of
-an adopted connection: it gives the connection the protocol it was made
-with). The socket travels as a file
+and ``adopt(reactor, handover, protocol)`` (the connection adopted with the
+protocol it was made with: ``evolution.processes.descriptor_socket.
+GivenProtocol``). The socket travels as a file
 descriptor (``SCM_RIGHTS`` over a Unix socket: AMP's ``Descriptor``, see
 ``evolution.host.workers.commands``); what the process that gives it up knew
 of the stream travels beside it, so that nothing is lost or sent twice:
@@ -40,8 +41,9 @@ import socket
 from dataclasses import dataclass
 from typing import Any
 
-from twisted.internet.protocol import Factory, Protocol
 from twisted.internet.tcp import Connection
+
+from evolution.processes.descriptor_socket import GivenProtocol
 
 
 @dataclass
@@ -109,19 +111,6 @@ def take(protocol: Any) -> Handover:
     transport.dataBuffer, transport._tempDataBuffer, transport._tempDataLen = b"", [], 0
     protocol.detach()
     return Handover(fd, family, unsent, protocol)
-
-
-class GivenProtocol(Factory):
-    """Builds no protocol: gives an adopted connection the one it was made with."""
-
-    noisy = False
-
-    def __init__(self, protocol: Protocol) -> None:
-        self.given = protocol
-
-    def buildProtocol(self, addr: Any) -> Protocol:
-        self.given.factory = getattr(self.given, "factory", None) or self
-        return self.given
 
 
 def adopt(reactor: Any, handover: Handover, protocol: Any) -> Any:

@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.net.test_time_limits, tests.net.test_hardening, tests.net.test_signup -*-
 """The host's end of one client connection, through its whole life: signing up, waiting, playing, away, closed.
 
 Offers ``HostProtocol`` (one per connection; its factory is the sign-up

@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.net.test_hardening, tests.jsonwire.test_framing -*-
 """A Twisted protocol that speaks a stream of JSON values.
 
 Offers ``JSONStreamProtocol``: subclasses implement ``messageReceived(value)``

@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.net.test_time_limits -*-
 """How late the reactor runs: a cheap periodic probe that says when the host is overloaded.
 
 Offers ``LagProbe(clock, every=0.05, high=0.1, low=0.05)``. Once started, a

@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.net.test_time_limits, tests.host.modes.test_ladder_mode -*-
 """Lobby policies: what the sign-up factory does with the players in its lobby.
 
 Offers three policies with the same small interface (``attach(factory)``,

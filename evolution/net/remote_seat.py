@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.net.test_time_limits, tests.games.fish.net.test_time_limits -*-
 """The host's side of one remote player's connection: questions with time limits, answers read as they come.
 
 Offers ``RemoteSeat``, which every game's proxy player builds on, and

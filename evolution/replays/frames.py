@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.web.test_api, tests.web.test_model -*-
 """Replay frames: a finished game, step by step, from its stored message log.
 
 Offers ``replay_frames(game, log) -> dict``, which re-runs the game with

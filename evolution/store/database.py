@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.store.test_results_store, tests.store.test_faults -*-
 """Opening the results database: refuse what is not ours, create or upgrade what is.
 
 Offers ``connect(path)``, a ``sqlite3.Connection`` on an Evolution results

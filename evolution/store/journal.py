@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.store.test_writer, tests.store.test_faults -*-
 """The journal: the writes the results database has not taken yet, in room reserved on the disk beforehand.
 
 Offers ``Journal(path, reserve)`` (``<db>.pending``) and ``InUse``:

@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.store.test_writer, tests.store.test_faults -*-
 """Every write applied to the results database in order, or kept in the journal until it can be.
 
 Offers ``Keeper(open_store, journal, report, rejected_path)``, the rules of the

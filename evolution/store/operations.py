@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.store.test_results_store, tests.store.test_writer -*-
 """What a write to the results store is, as data: an operation each, which may wait in the journal.
 
 Offers ``game_operation``, ``tournament_begun``, ``round_over`` and

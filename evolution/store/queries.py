@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.web.test_model, tests.web.test_tables -*-
 """The reads the web view makes of the results store, and the JSON of stored games they answer with.
 
 Offers the read functions its read process runs (``evolution.web.read_process``;

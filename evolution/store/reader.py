@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.web.test_model, tests.web.test_read_process, tests.store.test_faults -*-
 """Reading the results store for the web view, in a process of its own, with a time limit.
 
 Offers ``StoreReader(path, reactor, program, max_waiting, read_limit)``,
@@ -24,7 +25,7 @@ The reads themselves are ``evolution.store.queries``.
 SQLite in WAL mode lets this connection read while the store process
 writes. A process and not a thread: a read on a hung disk blocks in the
 kernel where nothing can interrupt it, and a thread so blocked would keep
-the host's own process from ending (``evolution.host.processes.child``).
+the host's own process from ending (``evolution.processes.child``).
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from typing import Any
 from twisted.internet.defer import Deferred, fail, succeed
 from twisted.logger import Logger
 
-from evolution.host.processes.child import ChildProcess
+from evolution.processes.child import ChildProcess
 from evolution.store.results_store import ResultsStore
 
 log = Logger()

@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.store.test_results_store, tests.cli.test_evolution_results -*-
 """What the results store keeps: games with their seats and message logs, tournaments with their standings.
 
 Offers the frozen values the host hands to the store and the store hands back:

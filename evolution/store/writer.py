@@ -38,7 +38,7 @@ from typing import Any
 from twisted.internet.defer import Deferred, succeed
 from twisted.logger import Logger, LogLevel
 
-from evolution.host.processes.child import ChildProcess
+from evolution.processes.child import ChildProcess
 from evolution.store.database import BUSY_TIMEOUT_MS, StoreError, check_path, connect
 from evolution.store.journal import LOCK_WAIT, RESERVE, InUse, Journal, operation_text
 from evolution.store.operations import Operation

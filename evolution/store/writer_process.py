@@ -1,9 +1,10 @@
+# -*- test-case-name: tests.store.test_writer, tests.store.test_faults -*-
 """The store process: the host's child that writes the results database and its journal.
 
 ``python -m evolution.store.writer_process DB --journal-fd 3 ...``, started by
 ``evolution.store.writer.StoreWriter``, which hands down the journal's
 open file (and with it the lock on the database). It reads messages from its
-standard input (``evolution.host.processes.child``):
+standard input (``evolution.processes.child``):
 
     ("write", n, operation)     store it, or keep it in the journal (``Keeper``)
 
@@ -30,7 +31,7 @@ import time
 from pathlib import Path
 from typing import BinaryIO
 
-from evolution.host.processes.child import messages, quiet_child, send
+from evolution.processes.child import messages, quiet_child, send
 from evolution.store.database import connect
 from evolution.store.journal import Journal
 from evolution.store.results_store import ResultsStore

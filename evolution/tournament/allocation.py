@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.tournament.test_formats -*-
 """Splitting players into games (tournament.md 2.4, the course's reference manager).
 
 Offers ``allocate(players, smallest, largest)``: consecutive slices of

@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.tournament.test_matching, tests.host.modes.test_ladder_mode -*-
 """A ladder's standings: each bot's rating and counts, by name, after every game, and whom it met lately.
 
 Offers:

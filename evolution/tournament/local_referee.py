@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.tournament.test_formats, tests.games.fish.test_tournaments -*-
 """A referee that plays each tournament game in this thread, with local players, of any game.
 
 Offers ``LocalReferee(seed, game="evolution", setup=None)``: an entrant's

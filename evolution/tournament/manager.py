@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.tournament.test_formats, tests.host.modes.test_tournament_mode -*-
 """The tournament manager: a loop over rounds that asks a referee to play each game.
 
 Offers ``TournamentManager(format, entrants, referee, observer)`` and its

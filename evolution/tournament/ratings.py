@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.tournament.test_formats, tests.tournament.test_matching -*-
 """A multiplayer rating, from the well-kept ``openskill`` package (Plackett-Luce).
 
 Offers ``Ratings``: ``update(places)`` takes one game's places (entrant ->

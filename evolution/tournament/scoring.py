@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.tournament.test_formats -*-
 """From a game's scores to tournament places and points.
 
 Offers ``places(scores)``: the place of each player in one game, equal

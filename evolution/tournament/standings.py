@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.tournament.test_formats, tests.games.fish.test_tournaments -*-
 """Who is in a tournament and how each stands.
 
 Offers ``Entrant`` (one player: sign-up number, name, points, the round it

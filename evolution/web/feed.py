@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.web.test_model, tests.web.test_live -*-
 """What the web view knows of the running host: the live part of every page (the rest is in the store).
 
 Offers ``Feed`` (the interface the web view reads, ``evolution.web.model``)

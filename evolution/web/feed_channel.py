@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.web.test_model, tests.web.test_web_process -*-
 """The feed over a channel: the web view in its own process reads the host's feed through AMP.
 
 Offers ``FeedServer`` (the host's end: answers from a ``HostFeed``) and
@@ -32,7 +33,7 @@ from twisted.internet.defer import Deferred, fail, succeed
 from twisted.logger import Logger
 from twisted.protocols import amp
 
-from evolution.host.processes.channel import ChildChannel, JSONValue, QuietAMP
+from evolution.processes.channel import ChildChannel, JSONValue, QuietAMP
 from evolution.store.reader import Busy
 from evolution.store.records import GameRecord
 from evolution.web.feed import Telling

@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.web.test_tables -*-
 """The sign-up lobby as the web view's JSON.
 
 Offers ``lobby_json(lobby, clock)``: who is waiting, and when the sign-up

@@ -2,7 +2,7 @@
 
 ``python -m evolution.web.read_process DB``, started by the web view's
 ``evolution.store.reader.StoreReader``. It reads messages from its standard
-input (``evolution.host.processes.child``), each ``(n, name, args)``, runs
+input (``evolution.processes.child``), each ``(n, name, args)``, runs
 ``READS[name](store, *args)`` on a read connection of its own (a
 ``ResultsStore`` opened at the first read) and answers ``(n, True, result)``
 or ``(n, False, error)``, in order. ``READS`` is a fixed list: the store's
@@ -24,7 +24,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from evolution.host.processes.child import messages, quiet_child, send
+from evolution.processes.child import messages, quiet_child, send
 from evolution.replays.frames import replay_of_text, stored_replay
 from evolution.replays.transcripts import stored_transcript, transcript_of_text
 from evolution.store import queries

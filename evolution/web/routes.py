@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.web.test_api, tests.web.test_browser -*-
 """The web view over HTTP: pages, static files, the JSON API and the event streams (plain ``twisted.web``).
 
 Offers ``WebResource(view, hub, store_refresh)``, one leaf resource that routes

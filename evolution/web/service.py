@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.web.test_api, tests.web.test_live -*-
 """The web view as a Twisted service: one entry point for ``twistd evolution --web ENDPOINT``.
 
 Offers:

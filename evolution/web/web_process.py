@@ -37,8 +37,8 @@ from twisted.internet.defer import Deferred, succeed
 from twisted.internet.error import ProcessExitedAlready
 from twisted.logger import Logger
 
-from evolution.host.processes.channel import child_channel, forward_log
-from evolution.host.processes.child import ChildProcess
+from evolution.processes.channel import child_channel, forward_log
+from evolution.processes.child import ChildProcess
 from evolution.net.endpoints import adopt_listening, listen_for_another
 
 log = Logger()

@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.host.modes.test_tournament_mode, tests.games.fish.test_tournaments -*-
 """Tournaments over the wire: the manager's games played by the host's game runner, every step stored.
 
 Offers ``TournamentSettings`` and ``TournamentRun``. A run takes the signed-up

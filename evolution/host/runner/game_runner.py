@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.net.test_remote_games, tests.net.test_adversaries, tests.host.runner.test_memory -*-
 """Running hosted games of any game: from a group of connections to a stored result.
 
 Offers ``GameSettings``, ``Seating``, ``GameOutcome``, ``RunningGame`` and

@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.web.test_api, tests.web.test_live, tests.games.fish.web.test_tables -*-
 """Live pictures of the games a game runner plays in this process: what the web view shows of a running game.
 
 Made where the games run, in the host's process (``--workers 0``) or in a

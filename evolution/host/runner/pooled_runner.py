@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.host.workers.test_pool, tests.host.runner.test_one_process -*-
 """The game runner of a host with worker processes: games formed here, played in a worker, stored here.
 
 Offers ``PooledRunner`` (a ``GameRunner``: the lobby, the tournaments and
@@ -37,7 +38,7 @@ from twisted.logger import Logger
 
 from evolution.host.runner.game_runner import GameOutcome, GameRunner, GameSettings, Seating, now
 from evolution.host.workers.pool import WorkerPool
-from evolution.net.handover import Handover, adopt, can_hand_over
+from evolution.net.handover import adopt, can_hand_over, Handover
 from evolution.net.host_connection import CLOSED, HostProtocol
 from evolution.store.records import GameRecord, SeatRecord
 

@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.net.test_remote_games, tests.host.workers.test_pool, tests.host.test_logs -*-
 """The game runner's roles in the host: numbering its games, and recording them (the store writer, the log lines).
 
 Offers ``Numbering(writer, setup, seed)``, which gives each game its id (the

@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.host.test_options, tests.host.workers.test_pool -*-
 """How the host plays its games: ``GameSettings`` (which game, set up how, in which dialect, with which limits).
 
 The game runner (``evolution.host.runner.game_runner``) reads them in the host's process,

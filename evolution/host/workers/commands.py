@@ -1,4 +1,5 @@
-"""What the host and its worker processes say to each other (AMP commands over ``evolution.host.processes.channel``).
+# -*- test-case-name: tests.host.workers.test_pool -*-
+"""What the host and its worker processes say to each other (AMP commands over ``evolution.processes.channel``).
 
 Host -> worker:
 
@@ -38,14 +39,14 @@ Worker -> host:
   player may come back at once, as in one process).
 - ``Changed(games, stepped)``: games whose picture was asked for have moved
   on; ``stepped``: some game has (at most every ``CHANGES_EVERY`` seconds).
-- ``Logged(events)`` (``evolution.host.processes.channel``): its log lines.
+- ``Logged(events)`` (``evolution.processes.channel``): its log lines.
 """
 
 from __future__ import annotations
 
 from twisted.protocols import amp
 
-from evolution.host.processes.channel import Blob, Descriptors, JSONValue
+from evolution.processes.channel import Blob, Descriptors, JSONValue
 
 CHANGES_EVERY = 0.1
 

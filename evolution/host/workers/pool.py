@@ -7,8 +7,8 @@ descriptors)``, ``lost(game_ids, reason)`` and ``changed(game_ids,
 stepped)``, ``hung_up(game_id, seat)`` (``evolution.host.workers.commands``).
 
 - ``start()`` starts ``count`` workers (``python -m evolution.host.workers.worker_process``,
-  each with a channel of its own: ``evolution.host.processes.child``,
-  ``evolution.host.processes.channel``); a worker is
+  each with a channel of its own: ``evolution.processes.child``,
+  ``evolution.processes.channel``); a worker is
   ready once it says ``Hello``.
 - ``send(game_id, game, descriptors)`` hands a game to the ready worker with
   the fewest games (``Play``), on the reactor's next pass (the read under way
@@ -36,8 +36,8 @@ from typing import Any, Callable, Protocol
 from twisted.internet.defer import Deferred, DeferredList, succeed
 from twisted.logger import Logger
 
-from evolution.host.processes.channel import ChildChannel
-from evolution.host.processes.child import ChildProcess
+from evolution.processes.channel import ChildChannel
+from evolution.processes.child import ChildProcess
 from evolution.host.workers.commands import Back, Changed, Hello, HungUp, Over, Picture, Play, Running, Stop
 
 log = Logger()

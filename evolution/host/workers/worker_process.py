@@ -1,9 +1,10 @@
+# -*- test-case-name: tests.host.workers.test_pool, tests.host.runner.test_memory -*-
 """A worker process: plays the games the host hands it, on the connections it hands over with them.
 
 ``python -m evolution.host.workers.worker_process CONFIG`` (the host starts it:
 ``evolution.host.workers.pool``); CONFIG is ``worker_config(...)``'s JSON: the
 game's settings and the connections' limits. The channel to the host is
-descriptor 3 (``evolution.host.processes.channel``); the commands are
+descriptor 3 (``evolution.processes.channel``); the commands are
 ``evolution.host.workers.commands``.
 
 Offers ``ToHost`` (how a worker's game runner records a game: by sending
@@ -29,7 +30,7 @@ from typing import Any
 from twisted.internet.defer import Deferred, DeferredList
 from twisted.logger import Logger
 
-from evolution.host.processes.channel import QuietAMP, child_channel, forward_log
+from evolution.processes.channel import QuietAMP, child_channel, forward_log
 from evolution.host.runner.game_runner import GameOutcome, GameRunner, GameSettings, Seating
 from evolution.host.workers.commands import (
     CHANGES_EVERY,
@@ -43,7 +44,7 @@ from evolution.host.workers.commands import (
     Running,
     Stop,
 )
-from evolution.net.handover import Handover, adopt, can_hand_over
+from evolution.net.handover import adopt, can_hand_over, Handover
 from evolution.net.host_connection import CLOSED, HostProtocol
 from evolution.net.signup import SignupConfig
 from evolution.store.operations import compressed_log

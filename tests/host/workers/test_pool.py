@@ -20,7 +20,7 @@ from twisted.trial import unittest
 
 from evolution.cli.evolution_client import Thinking
 from evolution.games.evolution.rules.silly import SillyPlayer
-from evolution.host.processes.child import ChildProcess
+from evolution.processes.child import ChildProcess
 from evolution.net.handover import adopt, take
 from evolution.net.json_protocol import JSONStreamProtocol
 from tests.support.hosting import new_host, until
@@ -159,7 +159,7 @@ class DeadWorkerTests(unittest.TestCase):
 
 
 class ChildProcessTests(unittest.TestCase):
-    """Every child's host end (``evolution.host.processes.child.ChildProcess``): its output into the host's log, its stop."""
+    """Every child's host end (``evolution.processes.child.ChildProcess``): its output into the host's log, its stop."""
 
     timeout = 60
 

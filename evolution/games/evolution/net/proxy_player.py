@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.net.test_time_limits, tests.net.test_remote_games -*-
 """The host's stand-in for a remote player of Evolution.
 
 Offers ``ProxyPlayer``: the player interface of

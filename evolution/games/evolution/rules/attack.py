@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.games.evolution.rules.test_traits -*-
 """May a carnivore attack a species? (rules.md 8.1)
 
 Offers ``may_attack(attacker, defender, left, right)``, the predicate the

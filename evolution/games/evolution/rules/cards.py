@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.games.evolution.rules.test_actions -*-
 """Trait cards and the dealer's deck.
 
 Offers:

@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.games.evolution.rules.test_actions, tests.games.evolution.rules.test_feeding -*-
 """The rules layer's one error type.
 
 ``RulesViolation`` carries the reason, in words a bot author understands, why

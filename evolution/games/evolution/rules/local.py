@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.games.evolution.rules.test_dealer -*-
 """Whole games of Evolution with local players, in this thread, with no event loop.
 
 Offers ``play_local_game(players, deck)`` and ``run_locally`` (from

@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.games.evolution.rules.test_feeding -*-
 """The player interface of seeds 001/003: the only way the dealer talks to players.
 
 Offers the ``Player`` protocol (``start``, ``choose``, ``feed_next``), the values

@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.games.evolution.wire.test_messages -*-
 """The dealer's complete truth about one player.
 
 Offers ``PlayerState`` (id, species boards, hand, food bag, and the external

@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.games.evolution.rules.test_dealer -*-
 """The outcome of a game of Evolution: its ranking, in the values every game reports.
 
 Offers ``rank`` (rules.md 10.3-10.4: score = bag + boards + traits; highest

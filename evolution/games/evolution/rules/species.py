@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.games.evolution.rules.test_traits, tests.games.evolution.rules.test_dealer_properties -*-
 """Species boards.
 
 Offers ``Species``, an immutable species board, and the constants that bound

@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.games.evolution.rules.test_traits -*-
 """The state a game shares between its players, and the operations that feed and kill.
 
 Offers ``Table`` (players in turn order, watering hole, deck) with the

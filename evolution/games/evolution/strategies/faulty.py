@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.net.test_adversaries, tests.games.evolution.rules.test_dealer -*-
 """Bots that fail on purpose, for demonstrations and tests of what the host does with them.
 
 Offers ``CheaterPlayer`` (plays like the reference strategy, but in its

@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.web.test_tables -*-
 """A game of Evolution's table as JSON, and what its players did, in words: the web view's picture of it.
 
 Offers ``DRAWING``, the game's drawing as the web view asks for it, and:

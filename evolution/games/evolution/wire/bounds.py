@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.jsonwire.test_schema_bounds -*-
 """The bounds no legal message of Evolution exceeds, from the rules; the schemas state them as ``maxItems``.
 
 Offers (tests check that the schemas agree):

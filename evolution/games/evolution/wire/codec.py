@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.games.evolution.wire.test_messages, tests.games.evolution.test_reference_transcript -*-
 """JSON values <-> rules values, for every data definition of messages.md.
 
 Offers ``*_to_json`` encoders (following the production rules: ``fat-food``

@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.games.evolution.net.test_dialects, tests.games.evolution.wire.test_texts -*-
 """The two dialects of the remote protocol: seed 000 (the course's, our default) and seed 002.
 
 Offers ``Dialect`` and ``DIALECTS`` (``seed000``, ``seed002``). A dialect is a

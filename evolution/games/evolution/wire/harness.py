@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.games.evolution.test_conformance, tests.cli.test_evolution_harness -*-
 """The course's test harnesses of Evolution (harnesses.md), as ``evolution-harness`` runs them.
 
 Offers ``HARNESSES`` (name -> function of the decoded input) and

@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.schemas.test_schemas, tests.games.evolution.wire.test_messages -*-
 """Evolution's JSON Schemas: the files of ``schemas/`` whose ``$id`` is ``urn:evolution:...``.
 
 Offers ``SCHEMAS``, the ``SchemaSet`` (``evolution.jsonwire.schema_set``) every

@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.games.fish.net.test_dialects, tests.games.fish.net.test_time_limits -*-
 """A client's side of one connection to a Fish host, in either dialect (``evolution-client --game fish``).
 
 Offers ``CourseConversation`` and ``Seed004Conversation`` (the client's

@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.games.fish.net.test_time_limits, tests.games.fish.net.test_dialects -*-
 """The host's stand-in for a remote player of Fish.
 
 Offers ``FishProxy``: the player interface of

@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.games.fish.rules.test_referee -*-
 """Playing a game of Fish in this thread, with players that answer at once.
 
 Offers ``play_local_game(players, board, observer=None)``: the referee's

@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.games.fish.rules.test_referee, tests.games.fish.strategies.test_strategies -*-
 """The player interface of Fish: the only way the referee talks to players (protocol.md 3).
 
 Offers the ``FishPlayer`` protocol and ``PlayerFailure`` (``evolution.outcomes``),

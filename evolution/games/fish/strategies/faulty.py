@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.games.fish.rules.test_referee, tests.games.fish.net.test_adversaries -*-
 """Players that fail, for tests of the referee: each plays greedily until its fault comes up.
 
 Offers ``HolePlacer`` (places a penguin on a hole, or off the board where

@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.games.fish.strategies.test_strategies, tests.games.fish.test_reference_transcripts -*-
 """The reference's greedy player, as the recorded reference clients play (spec/fish transcripts).
 
 Offers ``greedy_placement(state)``, ``greedy_move(state)`` and ``GreedyPlayer``.

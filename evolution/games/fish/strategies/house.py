@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.games.fish.strategies.test_strategies -*-
 """A house player: the player interface around a placement rule and a move rule.
 
 Offers ``HousePlayer(place, move)``: ``setup`` answers ``place(state)``,

@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.games.fish.strategies.test_strategies -*-
 """The course's maximin strategy (xstrategy, milestone 6) and the xref placement rule (milestone 8).
 
 Offers ``maximin_move(state, depth)``, ``first_free_tile(state)`` and

@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.games.fish.test_conformance, tests.cli.test_evolution_harness -*-
 """The course's five Fish test harnesses (conformance/fish/README.md), one JSON value in, one out.
 
 Offers ``HARNESSES`` (name -> function of the decoded input), ``run_harness(name,

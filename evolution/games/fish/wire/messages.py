@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.games.fish.wire.test_dialects, tests.games.fish.wire.test_sent_messages -*-
 """Reading every Fish message of both dialects: the schema first, then the codec.
 
 Offers one ``read_*`` function per incoming message; each returns rules

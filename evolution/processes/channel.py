@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.processes.test_descriptor_socket, tests.host.workers.test_pool -*-
 """The host's local channels to its own processes (workers, the web view): AMP over a Unix socket pair.
 
 Offers the argument types the channels' commands share, and the ends of a channel:
@@ -12,12 +13,12 @@ Offers the argument types the channels' commands share, and the ends of a channe
 - ``QuietAMP``: AMP without its log line as each channel opens and closes
   (the base of every end);
 - ``child_channel(reactor, protocol)``: the child's end, from descriptor 3
-  (the host's end is ``evolution.host.processes.child.ChildProcess`` with
+  (the host's end is ``evolution.processes.child.ChildProcess`` with
   ``channel=protocol``).
 
 Twisted's AMP (``twisted.protocols.amp``) frames the boxes, matches answers
 to questions and carries descriptors (``IUNIXTransport.sendFileDescriptor``;
-a command's go out in one system call: ``evolution.host.processes.descriptor_socket``);
+a command's go out in one system call: ``evolution.processes.descriptor_socket``);
 a channel of our own would redo each of those.
 """
 
@@ -32,8 +33,8 @@ from twisted.logger import ILogObserver, Logger, LogLevel, globalLogPublisher
 from twisted.protocols import amp
 from zope.interface import implementer
 
-from evolution.host.processes.child import CHANNEL_FD
-from evolution.host.processes.descriptor_socket import adopt_channel
+from evolution.processes.child import CHANNEL_FD
+from evolution.processes.descriptor_socket import adopt_channel
 
 CHUNK = 0xFFFF  # AMP's longest value
 LOG_BATCH = 0.05  # seconds a child gathers log events before sending them

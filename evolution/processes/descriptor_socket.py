@@ -5,7 +5,9 @@ socket ``fd`` given to the reactor with ``protocol`` (the reactor keeps a
 duplicate: close ``fd`` afterwards), as ``IReactorSocket.adoptStreamConnection``
 would, but with ``DescriptorSocket`` as its transport; ``joined(reactor,
 first, second)``: two protocols of this process on the two ends of a new
-channel (tests and benchmarks; ``adopt``: another way to adopt each end).
+channel (tests and benchmarks; ``adopt``: another way to adopt each end);
+and ``GivenProtocol(protocol)``, the factory of an adopted connection, which
+gives it the protocol it was made with.
 
 Why: Twisted's Unix transport (``twisted.internet.unix._SendmsgMixin``) sends
 each descriptor with one byte of its own, one ``sendmsg`` call each, and on
@@ -27,10 +29,9 @@ from errno import ENOBUFS, EWOULDBLOCK
 from typing import Any, Callable
 
 from twisted.internet import error, main, tcp, unix
+from twisted.internet.protocol import Factory, Protocol
 from twisted.python.compat import lazyByteSlice
 from twisted.python.util import untilConcludes
-
-from evolution.net.handover import GivenProtocol
 
 MOST_RIGHTS = 253  # Linux's SCM_MAX_FD: descriptors one sendmsg may carry
 
@@ -72,3 +73,16 @@ def joined(reactor: Any, first: Any, second: Any, adopt: Callable[[Any, int, Any
         end.setblocking(False)
         adopt(reactor, end.fileno(), protocol)
         end.close()
+
+
+class GivenProtocol(Factory):
+    """Builds no protocol: gives an adopted connection the one it was made with."""
+
+    noisy = False
+
+    def __init__(self, protocol: Protocol) -> None:
+        self.given = protocol
+
+    def buildProtocol(self, addr: Any) -> Protocol:
+        self.given.factory = getattr(self.given, "factory", None) or self
+        return self.given

@@ -1,4 +1,4 @@
-"""The channel's transport (``evolution.host.processes.descriptor_socket``): a command's descriptors arrive whole, in order.
+"""The channel's transport (``evolution.processes.descriptor_socket``): a command's descriptors arrive whole, in order.
 
 Real Unix socket pairs, real AMP (the channel's ``Descriptors`` argument) and
 real TCP connections on loopback as the descriptors sent, as a game's
@@ -14,8 +14,8 @@ from twisted.internet import reactor
 from twisted.protocols import amp
 from twisted.trial import unittest
 
-from evolution.host.processes.channel import Descriptors
-from evolution.host.processes.descriptor_socket import MOST_RIGHTS, joined
+from evolution.processes.channel import Descriptors
+from evolution.processes.descriptor_socket import MOST_RIGHTS, joined
 
 
 class Take(amp.Command):

@@ -1,3 +1,4 @@
+# -*- test-case-name: tests.host.workers.test_pool, tests.store.test_faults, tests.web.test_web_process -*-
 """The host's child processes: the store and read processes (its disk work), the workers, the web view.
 
 Offers ``ChildProcess``, the host's end of one child (every child of the
@@ -51,7 +52,7 @@ from twisted.internet.protocol import ProcessProtocol
 from twisted.logger import Logger
 from twisted.python.failure import Failure
 
-from evolution.host.processes.descriptor_socket import adopt_channel
+from evolution.processes.descriptor_socket import adopt_channel
 
 log = Logger()
 
