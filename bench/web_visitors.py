@@ -9,6 +9,11 @@ and prints, at the end, one JSON line: answers by status, and errors.
 ``python -m bench.web_visitors idle HOST PORT --count N --seconds S``: N
 connections that say nothing.
 
+Each prints ``{"firing": true}`` on a line of its own once its fire has
+begun (a flood's first answer; every pipelining connection's first requests
+sent; every idle connection made or refused), so that a test can wait for
+it, and stops early on SIGTERM; its last line is its result.
+
 ``start_visitors(web_port, seconds)`` starts what the load benchmark puts on
 a host's web view under fire (``FLOODERS`` flooding processes on
 ``/api/games?limit=500`` and ``PIPELINERS`` pipelining connections on game
@@ -23,6 +28,7 @@ import http.client
 import json
 import os
 import select
+import signal
 import socket
 import subprocess
 import sys
@@ -37,15 +43,39 @@ FLOODED = "/api/games?limit=500"
 PIPELINED = "/api/games/1/replay"
 
 
+class Fire:
+    """How long a visitor goes on: ``seconds``, or until SIGTERM; ``begun()`` says its fire has begun, once."""
+
+    def __init__(self, seconds: float) -> None:
+        self.end = time.monotonic() + seconds
+        self.said = False
+        signal.signal(signal.SIGTERM, self._stop)
+
+    def _stop(self, *_: object) -> None:
+        self.end = 0.0
+
+    def on(self) -> bool:
+        return time.monotonic() < self.end
+
+    def begun(self) -> None:
+        if not self.said:
+            self.said = True
+            print(json.dumps({"firing": True}), flush=True)
+
+    def wait(self) -> None:
+        while self.on():
+            time.sleep(min(0.1, max(0.0, self.end - time.monotonic())))
+
+
 def flood(url: str, seconds: float) -> dict:
     parts = urlsplit(url)
     path = parts.path + (f"?{parts.query}" if parts.query else "")
     statuses: Counter = Counter()
     errors: Counter = Counter()
     largest = 0
-    end = time.monotonic() + seconds
+    fire = Fire(seconds)
     connection = None
-    while time.monotonic() < end:
+    while fire.on():
         try:
             if connection is None:
                 connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=10)
@@ -53,6 +83,7 @@ def flood(url: str, seconds: float) -> dict:
             answer = connection.getresponse()
             largest = max(largest, len(answer.read()))
             statuses[answer.status] += 1
+            fire.begun()
             if answer.getheader("Connection", "").lower() == "close":
                 connection.close()
                 connection = None
@@ -72,8 +103,8 @@ def pipeline(host: str, port: int, path: str, count: int, seconds: float, connec
         stuck.connect((host, port))
         stuck.setblocking(False)
         sockets.append([stuck, request * count])
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
+    fire, started = Fire(seconds), set()
+    while fire.on():
         waiting = [entry[0] for entry in sockets if entry[1]]
         if waiting:
             _, writable, _ = select.select([], waiting, [], 0.1)
@@ -81,8 +112,11 @@ def pipeline(host: str, port: int, path: str, count: int, seconds: float, connec
                 if entry[0] in writable:
                     try:
                         entry[1] = entry[1][entry[0].send(entry[1]):]
+                        started.add(entry[0])
                     except BlockingIOError:
                         pass
+            if len(started) == len(sockets):
+                fire.begun()
         else:
             time.sleep(0.1)
     sent = sum(count * len(request) - len(left) for _, left in sockets)
@@ -92,13 +126,15 @@ def pipeline(host: str, port: int, path: str, count: int, seconds: float, connec
 
 
 def idle(host: str, port: int, count: int, seconds: float) -> dict:
+    fire = Fire(seconds)
     held, refused = [], 0
     for _ in range(count):
         try:
             held.append(socket.create_connection((host, port), timeout=5))
         except OSError:
             refused += 1
-    time.sleep(seconds)
+    fire.begun()
+    fire.wait()
     for connection in held:
         connection.close()
     return {"held": len(held), "refused": refused}
@@ -128,7 +164,7 @@ def visitor_results(visitors: list[subprocess.Popen], web_port: int) -> dict:
     largest = pipelined = 0
     for visitor in visitors:
         try:
-            found = json.loads(visitor.communicate(timeout=120)[0] or "{}")
+            found = json.loads((visitor.communicate(timeout=120)[0] or "{}").strip().splitlines()[-1])
         except (subprocess.TimeoutExpired, ValueError):
             visitor.kill()
             found = {"errors": {"no result": 1}}

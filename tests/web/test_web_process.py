@@ -16,6 +16,7 @@ import json
 import os
 import re
 import resource
+import select
 import signal
 import subprocess
 import sys
@@ -34,6 +35,7 @@ pytestmark = pytest.mark.slow
 MIB = 1024 * 1024
 WEB_GROWTH_LIMIT = 100 * MIB  # the web view's own process; before: one pipelining reader grew the host 440 MB
 HOST_GROWTH_LIMIT = 16 * MIB  # the host's process, whatever the visitors do
+FIRE_BOUND = 300  # seconds a visitor fires at most: the test stops it once its game is over
 
 
 def rss(pid: int) -> int:
@@ -99,17 +101,46 @@ class Host:
             store.close()
 
 
+STARTED: list[subprocess.Popen] = []  # every visitor of the test under way: killed at its end, whatever happened
+
+
 def visitors(kind: str, *arguments: str, count: int = 1) -> list[subprocess.Popen]:
     """``count`` processes of ``bench.web_visitors KIND ARGUMENTS`` at nice 10."""
-    return [
+    started = [
         subprocess.Popen([sys.executable, "-m", "bench.web_visitors", kind, *arguments], cwd=REPO,
                          stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, text=True, preexec_fn=lambda: os.nice(10))
         for _ in range(count)
     ]
+    STARTED.extend(started)
+    return started
 
 
-def finished(processes: list[subprocess.Popen]) -> list[dict]:
-    return [json.loads(process.communicate(timeout=120)[0]) for process in processes]
+@pytest.fixture(autouse=True)
+def no_visitor_outlives_its_test():
+    yield
+    while STARTED:
+        process = STARTED.pop()
+        if process.poll() is None:
+            process.kill()
+            process.wait(timeout=10)
+
+
+def firing(processes: list[subprocess.Popen], limit: float = 60.0) -> None:
+    """Wait until every visitor says its fire has begun (its first line), within ``limit`` seconds."""
+    deadline = time.monotonic() + limit
+    for process in processes:
+        ready, _, _ = select.select([process.stdout], [], [], max(0.0, deadline - time.monotonic()))
+        line = process.stdout.readline() if ready else ""
+        assert json.loads(line or "{}").get("firing"), f"a visitor did not open fire within {limit:g} s: {line!r}"
+
+
+def ceased(processes: list[subprocess.Popen]) -> list[dict]:
+    """Stop visitors still firing (which shows they fired all along) and give what each saw."""
+    still = [process.poll() is None for process in processes]
+    assert all(still), "a visitor stopped firing before the game was over: the game was not played under fire"
+    for process in processes:
+        process.send_signal(signal.SIGTERM)
+    return [json.loads(process.communicate(timeout=120)[0].strip().splitlines()[-1]) for process in processes]
 
 
 def play(host: Host, games: int, tag: str) -> None:
@@ -140,11 +171,11 @@ def test_a_pipelining_reader_that_never_reads_holds_the_web_view_to_a_bounded_si
     play(host, 1, "first")
     idle = rss(web), rss(host.process.pid)
     readers = visitors("pipeline", "127.0.0.1", str(host.web), "/api/games/1/replay", "--count", "2000",
-                       "--seconds", "6")
-    time.sleep(1.5)
+                       "--seconds", str(FIRE_BOUND))
+    firing(readers)
     play(host, 1, "meanwhile")
     peak = rss(web), rss(host.process.pid)
-    assert finished(readers)[0]["requests_sent"] > 0
+    assert ceased(readers)[0]["requests_sent"] > 0
     assert peak[0] - idle[0] < WEB_GROWTH_LIMIT, (idle, peak)
     assert peak[1] - idle[1] < HOST_GROWTH_LIMIT, (idle, peak)
     assert host.get("/api/overview")[0] == 200
@@ -155,10 +186,10 @@ def test_idle_web_connections_take_no_descriptor_from_the_bots(host):
     resource.setrlimit(resource.RLIMIT_NOFILE, (resource.getrlimit(resource.RLIMIT_NOFILE)[1],) * 2)
     host = host("--players", "3-3", "--timeout", "5", "--max-connections", "900", open_files=1024)
     host.serving()
-    holders = visitors("idle", "127.0.0.1", str(host.web), "--count", "1100", "--seconds", "8")
-    time.sleep(3)  # 1,100 connections made: 256 held by the web view, the rest answered 503
+    holders = visitors("idle", "127.0.0.1", str(host.web), "--count", "1100", "--seconds", str(FIRE_BOUND))
+    firing(holders)  # 1,100 connections made: 256 held by the web view, the rest answered 503
     play(host, 1, "honest")
-    [held] = finished(holders)
+    [held] = ceased(holders)
     assert held["held"] + held["refused"] == 1100
     all_honest(host, 1)
     log = host.log.read_text()
@@ -171,14 +202,14 @@ def test_a_flood_of_api_requests_and_pipelining_readers_remove_and_refuse_no_bot
     web = host.serving()
     play(host, 1, "first")
     idle = rss(web), rss(host.process.pid)
-    flooders = visitors("flood", host.url("/api/games?limit=500"), "--seconds", "6", count=8)
+    flooders = visitors("flood", host.url("/api/games?limit=500"), "--seconds", str(FIRE_BOUND), count=8)
     readers = visitors("pipeline", "127.0.0.1", str(host.web), "/api/games/1/replay", "--count", "2000",
-                       "--seconds", "6", count=4)
-    time.sleep(1.5)
+                       "--seconds", str(FIRE_BOUND), count=4)
+    firing(flooders + readers)
     play(host, 1, "under fire")
     peak = rss(web), rss(host.process.pid)
-    answered = finished(flooders)
-    finished(readers)
+    answered = ceased(flooders)
+    ceased(readers)
     assert sum(sum(flood["statuses"].values()) for flood in answered) > 0
     assert peak[0] - idle[0] < WEB_GROWTH_LIMIT, (idle, peak)
     assert peak[1] - idle[1] < HOST_GROWTH_LIMIT, (idle, peak)
