@@ -1,1 +1,1 @@
-"""The host: the game runner, tournament runs, the results store and its writer, replays, the service parts and command lines."""
+"""The host: ``twistd evolution`` composed (``tap.py``), its options and log, and the rooms that run its games (runner, modes, workers)."""

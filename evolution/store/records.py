@@ -20,7 +20,7 @@ Offers the frozen values the host hands to the store and the store hands back:
 
 each with ``to_json()`` and ``from_json()`` (the form the store's journal
 keeps, and the form ``--json`` outputs build on). A game's message log is
-kept beside it, not in the record: see ``evolution.host.game_log``.
+kept beside it, not in the record: see ``evolution.net.game_log``.
 """
 
 from __future__ import annotations

@@ -235,7 +235,7 @@ class ResultsStore:
         ]
 
     def game_log(self, game_id: int) -> list | None:
-        """The message log of a game (``evolution.host.game_log``), or None if it has none."""
+        """The message log of a game (``evolution.net.game_log``), or None if it has none."""
         row = self.connection.execute("SELECT format, log FROM game_logs WHERE game_id = ?", (game_id,)).fetchone()
         if row is None:
             return None

@@ -25,7 +25,7 @@ Worker -> host:
 - ``Hello(pid)``: the worker is ready for games.
 - ``Over(report, log)``: a game is over, ``report`` = ``{"id", "record":
   GameRecord.to_json()}``; ``log``: its message log, compressed as the store
-  keeps it (``evolution.store.results_store.compressed_log``). Sent when the game
+  keeps it (``evolution.store.operations.compressed_log``). Sent when the game
   ends; its players are hung up on (or given back) once the host answers.
 - ``Back(report, descriptors)``: the worker is done with a game's
   connections. ``report`` = ``{"id", "returned": [seat index, ...], "seats":
