@@ -8,14 +8,7 @@ None where twistd's own is wanted (``--syslog``, ``--logger``, a daemon told
 to log to standard output); and ``LoggedApplication``, the top service that
 hands that observer to twistd's application.
 
-Why: a host playing hundreds of games a second writes ten lines a game (a
-sign-up each, a game's beginning and end). Twisted formats each through a
-``string.Formatter`` that looks for calls in every field and through a
-``datetime`` with its time zone for the stamp: about 20 us a line, a fifth of
-the signing-up process's CPU under load (``python -m bench load --profile``).
-Here a stamp is made once a second and a line's fields go through
-``str.format_map``; whatever that cannot format exactly as Twisted would (a
-failure's traceback, a call in a field, a bad format) is Twisted's to format.
+Why, and what it saves: docs/performance.md, "The host's log".
 """
 
 from __future__ import annotations

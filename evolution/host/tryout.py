@@ -6,24 +6,8 @@ process, its last lines of output kept) and ``Tryout``, whose coroutine
 ``run()`` returns ``TryoutOutcome``: the records of the games the bot played
 (in order) and, if the tryout could not go on, why.
 
-How: the host is the real one, built as ``twistd evolution --ladder
---players N-N`` would build it (``build_host``), in this process, listening
-on 127.0.0.1 on a free port, with a results store of its own. N - 1 house
-bots (the game's honest strategies, ``Game.house``, in turn) sign up first
-and stay; then the author's command starts, with ``{port}`` in its
-arguments replaced by the port (and ``EVOLUTION_HOST``, ``EVOLUTION_PORT``
-in its environment). A game begins as soon as it has signed up, and the next
-one after each game, on the same connection, as in a tournament or a ladder.
-When the host hangs up on the bot (a removal) the bot may sign up again (the
-ladder lets it come back); when its process ends after having played, it is
-started again, until it has sat in ``games`` games. The tryout gives up
-when the bot does not sign up (and begin a game) within ``patience`` seconds
-of starting or of its last game's end, or when its process ends before it
-has played at all.
-
-The bot is told apart from the house by its name: the house bots sign up
-first, as ``house-K (STRATEGY)``, so any other name is the bot's (a name of
-the house form becomes ``...#2``).
+How the private host, the house bots and the bot's command are set up, and
+when a tryout gives up: docs/commands.md, "Trying a bot: evolution-try".
 """
 
 from __future__ import annotations

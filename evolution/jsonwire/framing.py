@@ -1,25 +1,17 @@
 """A stream of JSON values, parsed incrementally and within limits.
 
-Offers ``JSONStreamDecoder``: ``feed(data)`` returns the complete values so far;
-``finish()`` at end of stream returns a trailing scalar; ``decode_one(data)``
-reads a whole input that must hold exactly one value (a file, standard input). Values may be separated
-by any whitespace, by none (``[1][2]``), and may span reads; a number at the
-end of the buffer is incomplete until a delimiter follows (``1`` may become
-``12``): ``number_waiting`` says a complete number waits there, and
-``take_number()`` takes it as it is (for a sender that writes no delimiter).
-``true``, ``false`` and ``null`` are complete as soon as their last letter
-arrives. ``FramingError`` reports bytes that are not JSON (a scalar as soon as
-its bytes can no longer begin a number or a literal, so ``aaaa`` fails without
-waiting for a delimiter), a value larger than ``max_bytes``, or nesting deeper
-than ``max_depth``; the stream cannot be resynchronised after one.
-``encode_text`` writes a value as compact JSON text, ``encode_message`` as one
-compact line of UTF-8.
+Offers ``JSONStreamDecoder(max_bytes, max_depth)``: ``feed(data)`` returns the
+complete values so far; ``finish()`` at end of stream returns a trailing
+scalar; ``number_waiting`` and ``take_number()``: a complete number at the
+end of the input, taken as it is (for a sender that writes no delimiter).
+``decode_one(data)`` reads a whole input that must hold exactly one value (a
+file, standard input). ``FramingError``: bytes that are not JSON, a value
+larger than ``max_bytes`` or deeper than ``max_depth`` (the stream cannot be
+resynchronised after one). ``encode_text`` writes a value as compact JSON
+text, ``encode_message`` as one compact line of UTF-8.
 
-The scanner never hands a value to ``json.loads`` before it has checked the
-value's size and depth, so a 10 MB line or 10,000 nested brackets cost a
-bounded amount of work and memory. A message that arrives as one whole line
-(the usual case) skips the byte-by-byte scan when a count of its brackets
-already shows it within the depth limit: one parse, about 5 times faster.
+What counts as a value, and why its work is bounded: docs/architecture.md,
+"Checking a message".
 """
 
 from __future__ import annotations

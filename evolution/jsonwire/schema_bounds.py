@@ -2,27 +2,14 @@
 
 Offers ``View``, built once per schema (``View.of(schema, lookup)``):
 ``view.cut(value)`` is the part of ``value`` the schema can see, which is all
-``jsonschema`` is given when it explains a rejection. ``view.size`` is the
-most elements a cut value holds, whatever ``value`` holds: that bounds the
-explainer's work (2,325 elements for an Action4, 5 for a FeedingChoice).
+``jsonschema`` is given when it explains a rejection; ``view.size`` is the
+most elements a cut value holds, whatever ``value`` holds (2,325 for an
+Action4). And ``Clipped`` (an array cut short, with its real
+``length``), ``Opaque`` (what replaces an array or object where the schema
+takes none) and ``UnboundedSchema`` (a schema a view cannot bound).
 
-Cutting, position by position, guided by every subschema that applies there:
-
-- an array keeps its first ``keep`` elements, one more than any length a
-  keyword at that position names (``maxItems``, ``minItems``, the length of
-  ``prefixItems``): a longer array still breaks the same length rules, and the
-  reason still gives its real length (``Clipped.length``). Every array
-  position must have a bound, or ``View.of`` raises ``UnboundedSchema``;
-- at a position that takes no array (an integer, a trait), any array or
-  object is replaced by one ``Opaque`` element, which fails the same keywords
-  (``type``, ``enum``, ``const``) and shows the start of the original;
-- strings and numbers are kept as they are (a check reads each once);
-- an object (a position whose schemas name ``properties``, Fish's State)
-  keeps the properties its schemas name, each cut by its own view, and,
-  where ``additionalProperties`` is false, the first other key (so the
-  error is still found); its schemas must refuse arrays there, and may not
-  use the object keywords a cut would change (``patternProperties``,
-  ``minProperties``, ...), or ``View.of`` raises ``UnboundedSchema``.
+How a value is cut, position by position: docs/architecture.md,
+"Checking a message".
 """
 
 from __future__ import annotations

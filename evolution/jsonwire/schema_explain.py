@@ -4,33 +4,16 @@
 Offers ``Explainer(documents, registry, fast)`` (``fast``: ``schema_fast.FastSchemas``):
 
 - ``explain(name, value, root)``: every violation as a ``WireError``, the
-  first in document order first (a parent before its children), e.g.
-  ``feed-next.boards[2].population: 9 is not in 1..7``;
-- ``views``: by schema name, the ``View`` that cuts a value to what the
+  first in document order first, e.g.
+  ``feed-next.boards[2].population: 9 is not in 1..7``; at most
+  ``MAX_ERRORS``;
+- ``view(name)``: the schema's ``View``, which cuts a value to what the
   explanation looks at;
 - ``validator(name)``: the ``jsonschema`` validator it uses, with strict
   integers (``3.0`` and ``true`` are not integers).
 
-Paths start with the message name and name each position by the ``title``
-its schema gives it (``boards``, ``population``), else by its index
-(``[2]``); a ``[label, value]`` field is named by its label alone, and an
-object's property by its key (``.players``).
-
-Bounded work, whatever the message holds:
-
-- ``jsonschema`` is given ``views[name].cut(value)``, never ``value``
-  (``schema_bounds``: at most ``View.size`` elements, 2,325 for an Action4);
-- it skips every part the fast check finds valid: at each ``$ref`` it asks
-  ``jsonschema-rs`` first, so it walks only the parts that are wrong;
-- it stops after ``MAX_ERRORS`` violations; each object of the schemas lists
-  its own checks (type, length, uniqueness) before its elements', so the
-  violations found first are the outermost;
-- it checks ``uniqueItems`` by hashing, in one pass (``jsonschema`` itself
-  compares every pair when elements cannot be sorted).
-
-A cut array keeps one more element than its schema allows, so it breaks the
-same length rules; what it cannot tell is whether a dropped element is the
-one ``contains`` asks for, so that error is left out.
+How paths are named, and how the work stays bounded whatever the message
+holds: docs/architecture.md, "Checking a message".
 """
 
 from __future__ import annotations

@@ -4,23 +4,14 @@
 Offers ``FastSchemas(documents)``: ``is_valid(name, value)`` for a whole
 message and ``is_valid_at(uri, value)`` for a value against the schema at an
 absolute URI (``urn:evolution:defs#/$defs/GP``), which the explainer uses to
-skip the parts of a rejected message that are valid.
+skip the parts of a rejected message that are valid; it refuses a schema
+that says ``"type": "number"``. And ``only_json(value)``: is the value built
+of lists, dicts, strings, integers, booleans and None alone (no float,
+nothing that is not JSON)? ``3.0`` and ``true`` are not integers here
+(messages.md 0).
 
-``jsonschema-rs`` (Rust) takes a few microseconds per message (``make
-bench``) but, like every JSON Schema validator, takes ``3.0`` for an integer;
-here ``3.0`` and ``true`` are not integers (messages.md 0). No schema of
-``schemas/`` has a place for any number but an integer, so a value
-``jsonschema-rs`` accepts is valid exactly when it holds no float:
-``only_json`` settles that in one pass. ``FastSchemas`` refuses a schema
-that says ``"type": "number"``; it does not see a place left open to any
-value (``true``, ``{}``) or a ``const`` holding a float, where it would
-refuse a float the schema allows. The corpus tests
-(``tests/schemas/test_validators.py``) hold it to ``jsonschema`` on every
-schema we ship. That pass is bounded too,
-since the schemas bound every array of a valid message.
-
-Values are what a JSON parser makes: list, dict, str, int, float, bool,
-None. Any other type is not JSON and never valid.
+Why that settles strict integers, and what it cannot see: docs/architecture.md,
+"Checking a message".
 """
 
 from __future__ import annotations

@@ -1,37 +1,20 @@
 # -*- test-case-name: tests.schemas.test_schemas, tests.games.fish.wire.test_schemas -*-
 """A game's JSON Schemas, loaded once, as the first gate for every message.
 
-Offers ``SchemaSet(directory, namespace)``: the schema files under
-``directory`` whose ``$id`` begins with ``namespace`` (``urn:evolution:``,
-``urn:fish:``: each game's messages live in ``schemas/``, a game's own
-folder below it or not), each game's wire layer holding its own set:
+Offers ``SchemaSet(directory, namespace)``, the schemas under ``directory``
+whose ``$id`` begins with ``namespace`` (``urn:evolution:``, ``urn:fish:``):
 
-- ``check(name, value)`` raises ``WireError`` with one readable path and
-  reason, e.g. ``feed-next.boards[2].population: 9 is not in 1..7`` (the
-  first violation in document order);
-- ``is_valid(name, value)`` answers only yes or no (the fast path);
-- ``explain(name, value)`` lists the violations (the first 50) as
-  ``WireError``s, and ``errors(name, value)`` as ``path: reason`` lines
-  (``evolution-schema check``);
-- ``validator(name)``, the reference ``jsonschema`` validator;
-  ``cut(name, value)``, the part of a value an explanation looks at, and
-  ``view(name)``, whose ``size`` bounds it (``schema_bounds``);
+- ``check(name, value)`` raises ``WireError`` with the first violation's
+  path and reason; ``is_valid(name, value)``, yes or no (the fast path);
+- ``explain(name, value)``, the violations (the first 50) as ``WireError``s,
+  ``errors(name, value)`` as ``path: reason`` lines (``evolution-schema check``);
+- ``validator(name)``, the reference ``jsonschema`` validator; ``cut(name,
+  value)`` and ``view(name)`` (``schema_bounds``);
 - ``names()``, ``title(name)``, ``name_of_id(uri)``;
 
 and ``schema_dir()``, where the files live, and ``show(value)``, a value as
-short JSON text.
-
-How: ``schema_fast`` answers yes or no: ``jsonschema-rs`` (Rust), in a few
-microseconds for a feed-next State (``make bench``), then a check for
-strict integers (``3.0`` and ``true`` are not integers here, messages.md 0,
-though every generic validator takes ``3.0``). Only a rejected message is
-looked at again, by ``schema_explain``: ``jsonschema`` (Python, the
-reference implementation, with strict integers) finds the path and the
-reason, in work bounded by the schema whatever the message holds. Tests
-check that the fast path and ``jsonschema`` always agree.
-
-Values are what a JSON parser makes: list, dict, str, int, float, bool,
-None. Any other type is not JSON and never valid.
+short JSON text. How the two checkers share the work: docs/architecture.md,
+"Checking a message".
 """
 
 from __future__ import annotations

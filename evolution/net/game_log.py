@@ -1,28 +1,14 @@
 """The message log of one hosted game: every message to and from every seat, with times.
 
-Offers ``GameLog``; ``GameLog.seat(k)`` gives the ``SeatLog`` a proxy player
-records into. A log is a list of entries, in the order the host wrote or
-read them (one log format, many readers: the results store keeps it,
-``evolution-replay`` re-runs the game from it, the web view draws it):
+Offers ``GameLog``: ``seat(k)`` gives the ``SeatLog`` a proxy player records
+into (``sent(text)``, ``received(message)``); ``failed(seat, reason,
+checkpoint)`` records a seat's failure; ``entries``, the log so far;
+``to_text()``, the whole log as JSON text (ASCII, the form the results store
+compresses); ``to_json()``, that text parsed, the list of lists the store's
+readers get back.
 
-    [ms, seat, "out", message]             the host wrote ``message`` to the seat
-    [ms, seat, "in", message]              the host read ``message`` from the seat
-    [ms, seat, "fail", reason, checkpoint] the seat failed; the dealer removes it
-                                           at the first safe point after
-                                           ``checkpoint`` (``Dealer.expel``), or
-                                           at once if a call was waiting on it
-
-``ms`` counts milliseconds since the game began, on the host's clock; seats
-are numbered from 1 in the dealer's turn order (the player ids). A message
-is the JSON value as sent or read; bytes that never became a value show up
-only as the reason of a ``fail`` entry.
-
-While the game runs, ``entries`` holds each entry as a tuple, and a message
-written as the very JSON text the host wrote (it is encoded anyway): no
-nested lists to keep alive for the length of a game. ``to_text()`` is the
-whole log as JSON text (ASCII, the form the results store compresses),
-made by joining those texts; ``to_json()`` is that text parsed, the list of
-lists the store's readers get back.
+Its entries (``out``, ``in``, ``fail``), and who reads them: docs/store.md,
+"Inside the store".
 """
 
 from __future__ import annotations

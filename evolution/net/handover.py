@@ -1,36 +1,17 @@
 # -*- test-case-name: tests.host.workers.test_pool -*-
 """Moving a live TCP connection to another process: the socket itself, not a proxy of it.
 
-Offers ``Handover``, ``can_hand_over(protocol)``, ``take(protocol)``,
-and ``adopt(reactor, handover, protocol)`` (the connection adopted with the
-protocol it was made with: ``evolution.processes.descriptor_socket.
-GivenProtocol``). The socket travels as a file
-descriptor (``SCM_RIGHTS`` over a Unix socket: AMP's ``Descriptor``, see
-``evolution.host.workers.commands``); what the process that gives it up knew
-of the stream travels beside it, so that nothing is lost or sent twice:
+Offers ``Handover`` (a connection on its way: its descriptor, its socket
+family, the bytes it had read and not handed on, ``unread``, and written and
+not sent, ``unsent``; ``to_json()``, ``from_json(data, fd)``),
+``can_hand_over(protocol)`` (plain TCP only: a TLS connection's state cannot
+move), ``take(protocol)`` (the connection taken from this reactor, left open)
+and ``adopt(reactor, handover, protocol)`` (the connection given to this
+reactor, with the protocol it was made with: ``evolution.processes.
+descriptor_socket.GivenProtocol``).
 
-    Handover = {"family": socket family (AF_INET, AF_INET6),
-                "unread": bytes read from the socket and not yet handed on
-                          as a message (a value still incomplete; a value of
-                          the read under way not yet delivered),
-                "unsent": bytes written to the connection that the kernel
-                          had not taken yet (they go out first)}
-
-``take(protocol)`` stops the reactor watching the connection and takes its
-descriptor from the transport's socket object, which it leaves closed (the
-descriptor is what is sent; close it once the other side has it): nothing
-is shut down, so the TCP connection stays up and the peer notices nothing.
-The protocol is detached (``JSONStreamProtocol.detach``): it writes and
-reads nothing more.
-``adopt`` gives the descriptor to the reactor (``IReactorSocket.
-adoptStreamConnection``, which duplicates it: close ``fd`` afterwards) with
-``protocol`` as its protocol; the protocol's ``connectionMade`` is called as
-for a new connection, and then it should ``resume(handover)``: write the
-unsent bytes first, then read the unread ones as if they had just arrived.
-Bytes the peer sends meanwhile wait in the kernel's socket buffer.
-
-Only plain TCP connections move: a TLS connection's state lives in this
-process (``can_hand_over`` says no).
+How the socket and what travels beside it move, so that nothing is lost or
+sent twice: docs/architecture.md, "The host and its workers".
 """
 
 from __future__ import annotations
@@ -99,7 +80,10 @@ def _unsent(transport: Connection) -> bytes:
 
 
 def take(protocol: Any) -> Handover:
-    """Take the connection away from this process's reactor, leaving it open; see the module's docstring."""
+    """Take the connection away from this process's reactor, leaving it open.
+
+    How: docs/architecture.md, "The host and its workers".
+    """
     transport = protocol.transport
     transport.reactor.removeReader(transport)
     transport.reactor.removeWriter(transport)

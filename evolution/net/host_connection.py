@@ -2,37 +2,14 @@
 """The host's end of one client connection, through its whole life: signing up, waiting, playing, away, closed.
 
 Offers ``HostProtocol`` (one per connection; its factory is the sign-up
-factory, ``evolution.net.signup.SignupFactory``), its states (``SIGNING_UP``,
-``IN_LOBBY``, ``PLAYING``, ``CLOSED``, ``AWAY``), ``SIGNUP_MAX_BYTES`` and
-``show_address``. A connection's states, and what each does with a
-message:
+factory, ``evolution.net.signup.SignupFactory``; ``wait(on_failure)``,
+``play(proxy)``, ``hand_over()``, ``close()``, and ``arriving(name,
+factory)`` for a connection adopted from another process), its states
+(``SIGNING_UP``, ``IN_LOBBY``, ``PLAYING``, ``CLOSED``, ``AWAY``),
+``SIGNUP_MAX_BYTES`` (a sign-up's largest size) and ``show_address``.
 
-    signing-up   the first JSON value must arrive within the sign-up limits
-                 (first byte, then the rest of the value) and fit in
-                 ``SIGNUP_MAX_BYTES``; a name the dialect takes
-                 (``SignupRules``: in Evolution's dialects a string, or
-                 ``["sign-up", string]``; Fish's course protocol, 1..12
-                 letters) signs the client up (the dialect's reply, "ok" in
-                 Evolution's, or ``["ok", name]`` to the second form; nothing
-                 in Fish's; to the lobby; later messages may be as long as
-                 ``max_bytes``); anything else closes the connection. When
-                 the host takes no more players the answer is "game full",
-                 then close. In a silent dialect (``SignupRules.silent``,
-                 Fish's seed 004) a client signs up by keeping silent for
-                 ``silent_wait`` seconds, named after its address; anything
-                 but whitespace before that closes the connection.
-    in-lobby     waiting: for a game, or (in a tournament) for the next one.
-                 Whoever holds the connection (``wait(on_failure)``) hears of
-                 any message (out of turn), bytes that are not JSON, or a
-                 disconnect; the connection is closed.
-    playing      every message goes to the game's proxy player (a ``RemoteSeat``)
-                 (``play(proxy)``).
-    closed       nothing more is read.
-    away         in another process (``evolution.net.handover``): the host
-                 handed the socket to a worker that plays its game. A
-                 connection that comes back, or arrives in a worker, is
-                 adopted in this state (``arriving``) and holds what it reads
-                 until its holder says ``play`` or ``wait``.
+What each state does with a message: docs/architecture.md,
+"A connection in the host".
 """
 
 from __future__ import annotations

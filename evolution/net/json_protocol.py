@@ -4,35 +4,14 @@
 Offers ``JSONStreamProtocol``: subclasses implement ``messageReceived(value)``
 and ``badInput(reason)`` (called once when the peer's bytes cannot be framed;
 nothing more is read after it) and send with ``sendMessage(value)``, or
-``sendEncoded(text)`` for a value already encoded as compact JSON text.
+``sendEncoded(text)`` for a value already encoded as compact JSON text; it
+offers ``messages_sent`` and ``sent_before_value`` (was a reply read after
+its question was written?), ``read_waiting()`` (read what the socket holds
+now), ``number_grace`` (a bare number at the end of the input), ``detach()``,
+``unread()`` and ``resume(unread)`` (a connection moved to another process)
+and ``write_at_once``; and ``write_now(transport, data)``.
 
-Two things help a subclass judge what it reads:
-
-- ``messages_sent`` counts the messages written so far, and while
-  ``messageReceived`` runs, ``sent_before_value`` is what that count was
-  when the value's first byte arrived. A reply whose first byte arrived
-  before its question was written was not an answer to that question.
-- ``read_waiting()`` reads what the socket holds now, without waiting for
-  the reactor's next pass: a time limit that has passed asks it first, so
-  a reply that arrived in time is not taken for a late one.
-- With a ``clock`` and a ``number_grace`` (seconds), a complete number at
-  the end of the input that no further byte follows within the grace is
-  taken as the whole value: a peer that writes ``json.dumps(3)`` with no
-  delimiter is understood. Without them such a number waits for a
-  delimiter, since ``1`` may still become ``12``.
-
-A connection can move to another process (``evolution.net.handover``):
-``detach()`` stops the protocol without closing the connection and gives
-back what it had read but not yet handed on (the start of a value still
-incomplete, and any value of the same read not yet delivered, written out
-again); ``resume(unread)`` carries on with those bytes as if just read.
-
-With ``write_at_once`` (the host's connections), a message goes to the
-kernel at once when nothing else waits to be sent on the connection
-(``write_now``), rather than on the reactor's next pass: a question is on
-its way when it is stamped and its time limit starts, and the reactor is
-spared registering the socket for writing and back per message. Nagle's
-algorithm is off (``TCP_NODELAY``): messages are small and each is complete.
+What each of these is for: docs/architecture.md, "A connection in the host".
 """
 
 from __future__ import annotations

@@ -3,41 +3,17 @@
 
 Offers three policies with the same small interface (``attach(factory)``,
 ``accepting()``, ``joined()``, ``left()``, ``names_held()``, ``status()``,
-``stop()``):
+``stop()``), and ``Gathering``, what a policy sees of the factory:
 
 - ``GameLobby(start_game, lag=None)``: single games, as the course's server
-  runs them. A game starts as soon as the lobby holds ``max_players``, or
-  when it holds at least ``min_players`` and no sign-up has arrived for
-  ``window`` seconds (``SignupConfig``). The players (at most
-  ``max_players``, first come first served) go to ``start_game`` in reverse
-  sign-up order (the reference server's turn order) and a new lobby opens,
-  so games run side by side. After ``max_games`` games, sign-ups get "game
-  full" and no game starts (not even of players left waiting by a hold).
-  With a ``LagProbe`` (``evolution.net.lag``), no game starts while the
-  probe says the host is overloaded: the players wait in the lobby
-  (sign-ups go on), the log says so once, and when the lag has fallen the
-  games that waited start (full ones, and one whose quiet window closed
-  during the hold) and the log says that too.
-- ``SignupPeriods(...)``: sign-up for a tournament (tournament.md 1.3).
-  Sign-ups accumulate over up to ``periods`` periods of ``window`` seconds;
-  the tournament begins (``begin(players)``, in sign-up order) at the first
-  of: ``maximum`` players signed up, or a period ends with at least
-  ``minimum``. If the last period ends with fewer, ``give_up(players)``.
-  Sign-up is closed ("game full") until ``open()`` is called again.
-- ``LadderLobby(window, form, lag=None)``: a ladder (``evolution.host.modes.ladder_mode``).
-  Sign-up is always open, and the players stay: ``window`` seconds after at
-  least ``min_players`` wait, the players the games can hold
-  (``allocation.seated``: all of them when ``max_players >= 2 *
-  min_players - 1``, else the longest waiting) go to ``form(players)``, in the
-  order they came to wait, and wait again (``back(connection)``) when their
-  game is over, unless it hung up on them (``gone(connection)``). Their names
-  stay taken while they play (``names_held``), so that a bot signing up
-  meanwhile cannot take the name (and the rating) of one in a game; the name
-  of one the host hung up on (removed) is free at once, for it to come back. With a
-  ``LagProbe`` no games form while the host is overloaded.
+  runs them, side by side;
+- ``SignupPeriods(...)``: a tournament's sign-up periods (``begin(players)``
+  or ``give_up(players)``; ``open()`` again for the next one);
+- ``LadderLobby(window, form, lag=None)``: a ladder's rounds; its players
+  wait again after each game (``back(connection)``, ``gone(connection)``).
 
-``status()`` says what the lobby is waiting for, for the web view: times
-are on the factory's clock (``starts_at``, ``period_ends_at``).
+When each policy starts a game, and what it does while the host is
+overloaded: docs/architecture.md, "A connection in the host".
 """
 
 from __future__ import annotations

@@ -1,38 +1,17 @@
 # -*- test-case-name: tests.net.test_time_limits, tests.games.fish.net.test_time_limits -*-
 """The host's side of one remote player's connection: questions with time limits, answers read as they come.
 
-Offers ``RemoteSeat``, which every game's proxy player builds on, and
-``CallSettings`` (the time limit of each answer, the limits of particular
-kinds of question, and the host's one sweep of limits). A seat writes
-messages (``tell(text)``) and asks questions (``ask(kind, text, read,
-timeout=None)``; without ``timeout``, the limit its ``limits`` give ``kind``,
-else its ``timeout``): the answer is a ``Deferred`` that
-fires with ``read(value)`` of the reply (the game's wire layer: schema, codec,
-rules, raising ``WireError``), or fails with ``PlayerFailure`` when the time
-limit passes (measured on the injected clock, from the moment the question is
-written), the reply is malformed or refused, or the connection drops.
+Offers ``RemoteSeat``, which every game's proxy player builds on:
+``tell(text)`` writes a message, ``ask(kind, text, read, timeout=None)`` asks
+a question, whose ``Deferred`` fires with ``read(value)`` of the reply or
+fails with ``PlayerFailure`` (late, malformed or refused, out of turn, the
+connection gone); ``on_failure`` hears of a failure once; ``log`` (a
+``SeatLog``) records every message. And ``CallSettings`` (the time limit of
+each answer, the limits of particular kinds of question, and the host's one
+sweep of limits) and ``Connection``, what a seat needs of its connection.
 
-Never the host's delay: a limit is checked by a sweep of ``Deadlines``
-(``evolution.net.deadlines``, one timer for every call on the clock), and
-when it has passed the seat first asks the connection to read what its
-socket holds (``read_waiting()``): a reply that arrived in time but waited
-there while the reactor was busy elsewhere is the answer, not a timeout. A
-message that arrives while nothing was asked, or whose first byte arrived
-before the question was written (two answers in one write: the second
-answers no question the host had asked), or bytes that are not JSON, fail
-the player too. A failed seat tells ``on_failure`` once and fails every
-later question at once; it closes its connection itself only when nobody
-holds ``on_failure`` (a game does: it stops reading the connection and
-leaves the hanging up to the game, so that a removed player hears the
-dialect's word first, wherever it sits). Reasons quote the player's message
-as sent.
-
-The connection it drives needs ``sendEncoded(text)`` (a message as its JSON
-text), ``messages_sent``, ``read_waiting()``, ``stop_reading()`` and ``close()``; the host's
-connection protocol calls ``message_received``, ``input_failed`` and
-``connection_lost``. With a ``SeatLog`` (``evolution.net.game_log``) in
-``log``, every message written (the very text written) and read is
-recorded; the game records the failures.
+How a limit is checked (never the host's delay), what fails a player, and
+who hangs up: docs/architecture.md, "A connection in the host".
 """
 
 from __future__ import annotations

@@ -1,34 +1,18 @@
 """Sign-up: the factory that gathers the host's connections into its lobby, and the names it gives them.
 
-Offers ``SignupConfig``, ``SignupFactory`` (its protocol is
-``evolution.net.host_connection.HostProtocol``, one per connection, which
-says what each state of a connection does with a message), ``signup_name``
-and ``unique_name``. A sign-up is the first JSON value a connection sends
-within the sign-up limits: a name the dialect takes (``SignupRules``)
-signs it up (the dialect's reply) into the lobby; when the host takes no
-more players the answer is "game full", then close.
+Offers ``SignupConfig`` (game sizes, the window, the sign-up and message
+limits, the dialect's sign-up rules), ``SignupFactory`` (its protocol is
+``evolution.net.host_connection.HostProtocol``, one per connection; its
+lobby's policy is ``evolution.net.lobbies``'s; a connection beyond
+``max_connections`` is answered "game full" and closed at once),
+``signup_name(value)`` (the name a sign-up gives, and whether it asks to be
+told it; ``ValueError`` with the reason for anything else) and
+``unique_name(name, taken)`` (the name kept as sent, or with the host's
+``#k``).
 
-What to do with the players in the lobby is the lobby's policy
-(``evolution.net.lobbies``): start a game of them, or a tournament, or a
-ladder's games. The factory offers the policy ``lobby`` (signed-up
-connections, in the order they came to wait), ``clock``, ``config``,
-``take_lobby()`` and ``rejoin(connection)``, which puts a player back from
-its game to wait again, as after a sign-up (a ladder's players stay for the
-next game) (``lobbies.Gathering``).
-
-A connection beyond ``max_connections`` (all states together) is answered
-"game full" and closed at once, before it can cost more than its socket.
-
-Names (``unique_name``) are any JSON string, kept exactly as sent unless a
-player waiting in the lobby has it already (or, in a ladder, one of its
-players in a game: ``policy.names_held()``), or it ends in ``#`` and digits:
-then the host appends ``#k``, the smallest k from 2 that no one waiting has
-(``x``, ``x#2``, ``x#3``; a bot that sends ``x#2`` is ``x#2#2``). So a name
-that ends in ``#k`` is always the host's doing, and dropping that ``#k``
-gives the name the bot sent. A bot that signs up with ``["sign-up", name]``
-is told the name it got in the reply, ``["ok", name]``; the plain string
-form keeps the course's bare "ok". Log lines show names through
-``evolution.text.quoted``.
+What a sign-up is, what the factory offers a lobby's policy, and how names
+are made unique: docs/architecture.md, "A connection in the host"
+(docs/options.md, "Names are unique", for organisers).
 """
 
 from __future__ import annotations

@@ -13,13 +13,9 @@ Offers the argument types the channels' commands share, and the ends of a channe
 - ``QuietAMP``: AMP without its log line as each channel opens and closes
   (the base of every end);
 - ``child_channel(reactor, protocol)``: the child's end, from descriptor 3
-  (the host's end is ``evolution.processes.child.ChildProcess`` with
-  ``channel=protocol``).
+  (the host's end: ``evolution.processes.child.ChildProcess``, ``channel=``).
 
-Twisted's AMP (``twisted.protocols.amp``) frames the boxes, matches answers
-to questions and carries descriptors (``IUNIXTransport.sendFileDescriptor``;
-a command's go out in one system call: ``evolution.processes.descriptor_socket``);
-a channel of our own would redo each of those.
+Why AMP: docs/architecture.md, "The host and its workers".
 """
 
 from __future__ import annotations

@@ -1,39 +1,20 @@
 # -*- test-case-name: tests.host.workers.test_pool, tests.store.test_faults, tests.web.test_web_process -*-
 """The host's child processes: the store and read processes (its disk work), the workers, the web view.
 
-Offers ``ChildProcess``, the host's end of one child (every child of the
-host is one), and the child's end of its pipes for the children that are
-not on a reactor (the store and read processes): ``send(stream, message)``
-and ``messages(stream)`` (each message a 4-byte length and a pickle: both
-ends are this program, on pipes of their own) and ``quiet_child()`` (a child
-ignores SIGINT and SIGTERM: it ends when its input ends, after finishing its
-work). ``ChildProcess(reactor, name, module, args, on_message=, channel=,
-descriptors=)``:
+Offers ``ChildProcess(reactor, name, module, args, on_message=, channel=,
+descriptors=)``, the host's end of one child (every child of the host is
+one): ``start()`` spawns ``python -m MODULE ARGS`` and returns its process
+transport; ``send(message)`` (to a child with ``on_message``); ``close()``
+ends its input; ``ended`` fires with the exit status (or ``-signal``) once it
+has exited (and its messages are read), ``reason`` (Twisted's) and ``how``
+(``status N``, ``signal N``) say how; ``kill()``; ``finish(limit,
+kill=False)`` fires with True once it has exited, or with False after
+``limit`` seconds (then killed, with ``kill``); ``running``, ``pid``. And the
+child's end of its pipes: ``send(stream, message)``, ``messages(stream)``,
+``quiet_child()``.
 
-- ``start()`` spawns ``python -m MODULE ARGS`` with the file descriptors
-  ``descriptors`` maps (child fd: host fd) and returns the process
-  transport; with ``on_message``, the child's standard output carries its
-  messages (``on_message(message)`` hears each; ``send(message)`` writes
-  one to its standard input, never blocking: Twisted keeps what the pipe
-  cannot take yet); with ``channel`` (an AMP protocol: ``evolution.host.
-  channel``), one end of a socket pair is its descriptor 3 and the other is
-  connected to ``channel`` here. What it writes to its standard error (and
-  output, when that is not its messages) goes into the host's log, a line
-  at a time, under ``name``;
-- ``close()`` ends the child's input; ``ended`` fires with the exit status
-  (or ``-signal``) once it has exited (and its messages are read);
-  ``reason`` (Twisted's) and ``how`` (``status N``, ``signal N``) say how;
-  ``kill()``; ``finish(limit, kill=False)`` ends the input and fires with
-  True once the child has exited, or with False after ``limit`` seconds:
-  then the child is killed (``kill``: it fires once it has ended) or goes
-  on by itself; ``running`` and ``pid``.
-
-Why processes and not threads for the disk work: a thread blocked in the
-kernel on a hung disk (a frozen filesystem, a dead network disk) cannot be
-interrupted, and a process with such a thread cannot end: it stays, with
-its sockets open, until the disk answers. A child in that state does not
-hold its parent: the host ends on time and the child finishes its work when
-the disk answers.
+How a child talks to the host, and why processes and not threads for the
+disk work: docs/architecture.md, "The host and its workers".
 """
 
 from __future__ import annotations

@@ -3,22 +3,15 @@
 Offers ``adopt_channel(reactor, fd, protocol)``: the connected Unix stream
 socket ``fd`` given to the reactor with ``protocol`` (the reactor keeps a
 duplicate: close ``fd`` afterwards), as ``IReactorSocket.adoptStreamConnection``
-would, but with ``DescriptorSocket`` as its transport; ``joined(reactor,
+would, but with ``DescriptorSocket`` as its transport, which sends every
+descriptor waiting with the next write, in one call; ``joined(reactor,
 first, second)``: two protocols of this process on the two ends of a new
 channel (tests and benchmarks; ``adopt``: another way to adopt each end);
 and ``GivenProtocol(protocol)``, the factory of an adopted connection, which
 gives it the protocol it was made with.
 
-Why: Twisted's Unix transport (``twisted.internet.unix._SendmsgMixin``) sends
-each descriptor with one byte of its own, one ``sendmsg`` call each, and on
-Linux the receiver's ``recvmsg`` stops after each byte that carries
-descriptors: a game of 8 players handed to a worker cost the host 8 system
-calls and the worker 9 reads, each a pass of its reactor through AMP's
-parser. ``DescriptorSocket`` sends every descriptor waiting with the first
-bytes of the next write, in one call (the kernel attaches them to the first
-of those bytes, so they arrive before the bytes that name them, as before);
-the receiver gets them in one read. Reading is Twisted's, unchanged: it
-takes any number of descriptors a read.
+Why not Twisted's Unix transport: docs/architecture.md,
+"The host and its workers".
 """
 
 from __future__ import annotations

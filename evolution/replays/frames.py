@@ -2,24 +2,16 @@
 """Replay frames: a finished game, step by step, from its stored message log.
 
 Offers ``replay_frames(game, log) -> dict``, which re-runs the game with
-``evolution.replays.rerun.replay`` (the same referee, proxies and checks as the
-live game, set up as it was) and keeps the table after every step of the
-referee, drawn by its game (``evolution.games.Drawing``); and the read functions
-the web view's read process runs (``evolution.web.read_process``; replaying
-costs about a millisecond per step, too long for a reactor):
-``stored_replay(store, id)``, a stored game's, and ``replay_of_text(store,
-record, log_text)``, a game the host still holds in memory.
+``evolution.replays.rerun.replay`` and keeps the table after every step of
+the referee, drawn by its game (``evolution.games.Drawing``), as
+``{"id", "frames", "reproduced", "differences"}`` (at most
+``MAX_DIFFERENCES``); and the read functions the web view's read process runs
+(``evolution.web.read_process``): ``stored_replay(store, id)``, a stored
+game's, and ``replay_of_text(store, record, log_text)``, a game the host
+still holds in memory.
 
-    Replay = {"id": int, "frames": [Frame, ...], "reproduced": bool, "differences": [str, ...]}
-    Frame  = Table (the game's drawing; Evolution's with each player's "cards")
-             + {"event": str, "lines": [Line, ...]}
-
-``event`` is the referee's step that ended (Evolution's start, choose,
-start-of-feeding, feed, end-of-turn); ``lines`` say what the players
-answered in it. A game's hands are shown once it is over: the stored log
-holds them anyway.
-``differences`` lists where the replay left the stored record (a damaged
-log, or a game the host aborted), at most ``MAX_DIFFERENCES`` of them.
+A frame's fields, and what a replay costs: docs/web-view.md (the API's
+``replay``).
 """
 
 from __future__ import annotations

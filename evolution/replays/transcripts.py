@@ -6,25 +6,11 @@ form ``evolution-replay GAME --transcript --json`` prints and the web view's
 lines of text, and ``NoSuchSeat``; and the read functions the web view's
 read process runs (``evolution.web.read_process``): ``stored_transcript(store,
 id, seat)`` and ``transcript_of_text(store, record, log_text, seat)``, each
-failing with ``evolution.store.queries.Missing`` where there is none. Both read the game's message log
-(``evolution.net.game_log``) from the seat's side: the host's ``out`` is what
-the seat received, its ``in`` what the seat sent, a ``fail`` entry a failure
-the host noticed (bytes that are not JSON, a timeout, a disconnect)::
+failing with ``evolution.store.queries.Missing`` where there is none. Both
+read the game's message log (``evolution.net.game_log``) from the seat's side.
 
-    {"id", "game", "outcome", "seed", "seats": [seat, ...], "entries": [entry, ...]}
-    seat  = {"seat", "name", "score", "rank", "removed": null | {"turn", "step", "reason"}}
-    entry = {"ms", "seat", "direction": "received" | "sent", "message"}
-          | {"ms", "seat", "direction": "failed", "reason"}
-
-``ms`` counts milliseconds since the game began, on the host's clock; seats
-are numbered from 1 in the game's turn order. With ``seat``, only that
-seat's entries (and that seat) are kept. The sign-up and its reply come
-before the game and are not in its log.
-
-In the text, every message is its compact JSON (non-ASCII escaped, so no
-name or reason can drive a terminal), one per line; a removal, with its
-turn, step and exact reason, follows the seat's failure (or its last entry,
-when the rules removed it for an illegal move).
+The JSON's fields, and how the text shows messages and removals:
+docs/store.md, "Replays and transcripts".
 """
 
 from __future__ import annotations

@@ -3,33 +3,14 @@
 
 Offers ``connect(path)``, a ``sqlite3.Connection`` on an Evolution results
 database at the current version (created if the file is new or empty,
-upgraded step by step from the versioned files in ``sql/``),
+upgraded step by step from the versioned files in ``sql/``; WAL mode),
 ``check_path(path)`` (the path alone: a folder, or a missing folder, is
 refused before anything is made beside it), ``StoreError`` (one sentence
 saying what is wrong with the file), ``stored`` (a text value as the
-database takes it) and ``CURRENT_VERSION``.
+database takes it, a lone surrogate too) and ``CURRENT_VERSION``.
 
-Processes that open one new file at the same moment (two hosts, a host and
-``evolution-results``) all get the whole store: the schema is made in one
-transaction that holds the write lock and looks again, inside it, whether
-another process has made it meanwhile.
-
-What is refused, untouched: a path in a missing folder or that is a folder,
-a file that is not SQLite, a SQLite file of another application (ours carry
-``APPLICATION_ID`` in the file header; a version-1 store, made before the
-header was set, is recognised by its tables), a version newer than this
-program knows.
-
-Durability: the database runs in WAL mode with ``synchronous = NORMAL``. A
-committed write survives the host process being killed at any moment; after
-a power failure or an operating-system crash, the last writes before it may
-be lost (SQLite syncs the log at checkpoints, not at every commit).
-
-Text. Any JSON string is a valid bot name, including one with a lone
-surrogate (``"\\ud800"``), which UTF-8 cannot encode: ``stored`` turns such a
-text into its ``surrogatepass`` bytes, which the SQL casts to TEXT, and the
-connection reads every text back with ``surrogatepass``, so names and reasons
-come back exactly as they went in.
+What is refused, several processes opening one new file, durability, and
+how text with lone surrogates is kept: docs/store.md, "Inside the store".
 """
 
 from __future__ import annotations

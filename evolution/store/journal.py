@@ -1,45 +1,21 @@
 # -*- test-case-name: tests.store.test_writer, tests.store.test_faults -*-
 """The journal: the writes the results database has not taken yet, in room reserved on the disk beforehand.
 
-Offers ``Journal(path, reserve)`` (``<db>.pending``) and ``InUse``:
+Offers ``Journal(path, reserve)`` (``<db>.pending``) and ``InUse`` (another
+host has the lock):
 
 - ``open(lock_wait)`` opens (or creates) the file and takes the lock on the
-  database (below); ``reserve_room()`` allocates ``reserve`` bytes for it
-  and says why, if it could not;
-- ``adopt(path, fd, reserve)``: the same journal in a child the open file was handed to;
-- ``read()``: the operations it holds, in order, as they were appended;
-- ``append(operations)``: True once they are on the disk (synced), False if
-  even the reserve has no room left for them (nothing is written then);
-- ``clear()`` once the database holds them all; ``count``, ``close()``;
-- ``held(path)``: what a journal file holds, read without taking the lock
-  (for tools and tests: the writes a next start would apply);
-- ``operation_text(operation)``: an operation as one line of JSON (a game's
-  log compressed already, as a worker sends it, goes as ``{"zlib": base64}``;
-  ``read()`` gives it back as the bytes it was).
+  database; ``reserve_room()`` allocates ``reserve`` bytes for it and says
+  why, if it could not; ``adopt(path, fd, reserve)``: the same journal in a
+  child the open file was handed to;
+- ``read()``: the operations it holds, in order; ``append(operations)``:
+  True once they are synced, False if even the reserve has no room left
+  (nothing is written then); ``clear()``, ``count``, ``close()``;
+- ``held(path)``: what a journal file holds, read without the lock (for
+  tools and tests: the writes a next start would apply);
+  ``operation_text(operation)``: an operation as one line of JSON.
 
-Why a reserve: a journal that needs new room on the disk fails just when it
-is needed, when the disk is full. Its room is allocated when the host starts
-(``posix_fallocate``; 16 MiB unless the host's ``--journal-reserve`` says
-otherwise), and doubled whenever more than half is in use while the disk has
-room; writing into room already allocated needs no more. (On a copy-on-write
-filesystem, btrfs or ZFS, every write needs new room: no reserve holds there.)
-
-Format: the operations as lines from the start of the file, then the zero
-bytes of the reserve. A line is ``GENERATION INDEX JSON``: GENERATION (16 hex
-digits) is drawn at random whenever the journal goes from empty to holding
-something, INDEX counts 0, 1, 2... Reading stops at the first line that is not
-the next of the first line's generation: a line cut short by a crash, or what
-is left of an earlier generation. ``clear()`` writes a zero byte over the
-first and syncs. Nothing is renamed or rewritten, so a full disk cannot leave
-half a journal, or a stray ``.pending.new``, behind. A journal of an older
-host (plain JSON lines) is read as it was written.
-
-The lock: ``open()`` takes an exclusive ``flock`` on the file, held while it
-is open here or in a child it was handed to (the store process), so two
-hosts never share a database (they would give out the same game ids and
-overwrite each other's journal). Another host waits up to ``lock_wait``
-seconds for it (one that has just stopped may still have a store process
-finishing its writes) and then gives up with ``InUse``.
+Why a reserve, the file's format, and the lock: docs/store.md, "Inside the store".
 """
 
 from __future__ import annotations

@@ -8,25 +8,14 @@ starts), and ``describe(operation)`` (``game #7``, ``round 2 of tournament
 
 - ``start()`` takes up what the journal holds and applies what the database takes;
 - ``write(operation)`` -> True once the database holds it, False once it is
-  kept for later (in the journal, or in memory while even the journal's
-  reserve is full);
+  kept for later (in the journal, or in memory);
 - ``retry()`` applies the waiting writes again; ``finish()`` once more,
-  then reports what waits where; ``waiting``, the writes not taken yet.
+  then reports what waits where; ``waiting``, the writes not taken yet;
+- ``report(level, text)`` hears every line worth logging ("info", "warn",
+  "error", "critical").
 
-The rules. When the database refuses a write for a reason that may pass
-(locked, full, an I/O error: ``sqlite3.OperationalError``; or it cannot be
-opened at all, ``open_store`` failing with ``StoreError``), the write goes
-to the journal, synced, and so does every later write while the journal is
-not empty (order matters: a game refers to its tournament, a round's
-standings follow the round before). Writes leave the journal in order; once
-the database holds them all the journal is cleared. Applying a write twice
-changes nothing, so a crash between the database taking a write and the
-journal being cleared loses nothing either. A write the database will never
-take (it breaks a constraint: a bug) is moved to ``<db>.rejected`` with the
-reason and reported, so it cannot block the writes behind it.
-
-``report(level, text)`` hears every line worth logging ("info", "warn",
-"error", "critical").
+The rules (what goes to the journal, in what order, what is rejected):
+docs/store.md, "Inside the store".
 """
 
 from __future__ import annotations

@@ -5,27 +5,16 @@ Offers ``StoreReader(path, reactor, program, max_waiting, read_limit)``,
 ``Busy`` and ``Unanswered`` (a ``Busy``: each message is the sentence a
 page shows with its 503):
 
-- ``start()`` / ``stop()`` (the web service calls them; the read process
-  starts once the reactor runs, or with the first read, and ends with
-  ``stop()``, which fires once it has, or after ``STOP_LIMIT`` seconds);
+- ``start()`` / ``stop()`` (the web service calls them; ``stop()`` fires
+  once the read process has ended, or after ``STOP_LIMIT`` seconds);
 - ``read(name, *args)``: the read function ``name`` of the read process
-  (``python -m PROGRAM DB``, its own read connection: the web view's is
-  ``evolution.web.read_process``, whose fixed list of reads refuses any
-  other name), firing on the reactor with the result. The arguments and the
-  result travel pickled. Reads keep their order. At most ``max_waiting``
-  wait at once; one more fails at once with ``Busy``, so a flood of requests
-  cannot queue unbounded work;
-- a read not answered within ``read_limit`` seconds fails with
-  ``Unanswered``, and is logged (once, until the store answers again, which
-  is logged too); while one is overdue, new reads fail at once with
-  ``Unanswered`` rather than queue behind it;
+  (``python -m PROGRAM DB``: the web view's is ``evolution.web.read_process``),
+  firing on the reactor with the result; ``Busy`` when ``max_waiting`` wait
+  already, ``Unanswered`` when a read is not answered within ``read_limit``
+  seconds.
 
-The reads themselves are ``evolution.store.queries``.
-
-SQLite in WAL mode lets this connection read while the store process
-writes. A process and not a thread: a read on a hung disk blocks in the
-kernel where nothing can interrupt it, and a thread so blocked would keep
-the host's own process from ending (``evolution.processes.child``).
+Why a process, and what a read may wait for: docs/store.md,
+"Inside the store".
 """
 
 from __future__ import annotations

@@ -1,32 +1,17 @@
 """Writing to the results store from the reactor, through a process of its own, and never losing a write.
 
-Offers ``StoreWriter``. ``open()`` (at start-up, before the reactor runs)
-takes the lock on the database (one host per ``--db``), reserves the
-journal's room on the disk, opens the database, applies what the journal of
-an earlier run still holds, marks tournaments a killed host left running as
-interrupted, and numbers games and tournaments on from there; problems are
-one ``StoreError``. ``write(operation)`` (an operation of
-``evolution.store.results_store``) returns a ``Deferred`` that fires with ``True``
-once the database holds the write, or ``False`` once it is kept for later;
-it never fails. ``idle()`` fires once every write handed over so far is
-done; ``waiting`` counts the writes the database has not taken yet.
-``close()`` ends the store process and waits for it, ``stop_limit`` seconds
-at most.
+Offers ``StoreWriter``: ``open()`` (at start-up, before the reactor runs: the
+lock, the journal's room, the database, what an earlier run left; problems
+are one ``StoreError``); ``write(operation)`` (an operation of
+``evolution.store.results_store``), a ``Deferred`` that fires with ``True``
+once the database holds the write, or ``False`` once it is kept for later,
+and never fails; ``idle()``, which fires once every write handed over so far
+is done; ``waiting``, the writes the database has not taken yet; ``close()``,
+which ends the store process and waits for it, ``stop_limit`` seconds at
+most.
 
-Every write is done by the store process (``evolution.store.writer_process``:
-the rules are ``evolution.store.keeper``'s), started with the first
-write: a slow disk, a lock held by another process or a long commit never
-holds the reactor, and a hung disk never holds the host's own process. It
-keeps its order, and the journal (``<db>.pending``, in room reserved
-beforehand: ``evolution.store.journal``) keeps what the database refuses.
-
-Never lost, while a process can run: a write handed over is in the store
-process's memory at once (it reads its input whatever the disk does); if
-the host is stopped or killed, the store process still finishes every
-write it was handed, into the database or the journal, and then exits; if
-the store process itself dies, the host starts another and hands it the
-writes not yet confirmed (applying one twice changes nothing). A host
-started on the same ``--db`` meanwhile waits for the lock (``LOCK_WAIT``).
+Every write is done by the store process (``evolution.store.writer_process``).
+Why, and how no write is lost: docs/store.md, "Inside the store".
 """
 
 from __future__ import annotations

@@ -2,23 +2,14 @@
 """The store process: the host's child that writes the results database and its journal.
 
 ``python -m evolution.store.writer_process DB --journal-fd 3 ...``, started by
-``evolution.store.writer.StoreWriter``, which hands down the journal's
-open file (and with it the lock on the database). It reads messages from its
-standard input (``evolution.processes.child``):
+``evolution.store.writer.StoreWriter``. Offers ``main`` (the process),
+``serve(keeper, inbox, out, delays)`` (its loop: each write applied by a
+``Keeper`` and answered) and ``Retries`` (when to apply the waiting writes
+again). It reads its input on a thread of its own at once, whatever the disk
+does; SIGINT and SIGTERM are ignored (``child.quiet_child``).
 
-    ("write", n, operation)     store it, or keep it in the journal (``Keeper``)
-
-and answers each with ``("done", n, stored, waiting)`` (``stored``: the
-database holds it; ``waiting``: writes the database has not taken yet); it
-also sends ``("log", level, text)`` for the host's log, and
-``("waiting", count)`` after each retry. Writes the database refused are
-retried after ``--retry-delays`` seconds, growing, while any wait.
-
-A thread reads the input at once, whatever the disk does, so every write
-the host has handed over is in this process's memory even while the disk
-hangs; when the input ends (the host stopped, or was killed) the process
-finishes everything it was sent, applies the journal once more, and exits.
-SIGINT and SIGTERM are ignored (see ``child.quiet_child``).
+Its messages, and what it does when its input ends: docs/store.md,
+"Inside the store".
 """
 
 from __future__ import annotations

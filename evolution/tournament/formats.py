@@ -8,37 +8,10 @@ None when the tournament is over), ``round_over(round, reports, entrants)``,
 ``standings.RANKED_BY``), ``game_over(report)`` (after each game),
 ``finish(entrants)`` (marks the winners), ``rating(entrant)`` (``(mu,
 sigma)``; ``(None, None)`` in a knockout) and ``rounds_expected(count)`` (for
-progress lines).
+progress lines). ``Knockout`` takes ``final_tiebreak`` and ``runners_up``.
 
-Knockout (tournament.md 2.3, without the reference's defects of 2.9): every
-round splits the players still in, in sign-up order, into games
-(``allocation``); everyone tied for first in a game advances. When a round
-would leave fewer than the smallest game although more players finished
-it, the best runners-up (place in their game, then score, then sign-up
-order) advance until a final of at least the smallest size can be played
-(``runners_up``, Evolution's rule; without it, as the Fish reference
-manager, the one player left, if any, wins as it is).
-Once the players still in fit one game, that game is the final: its first
-place wins. Players tied for first are co-winners (``final_tiebreak``
-"co-winners", the default, as the course's reference), or (``"playoff"``)
-play a play-off game: the tied, and if they are fewer than the smallest game
-the final's best runners-up as fillers, whose results there do not count;
-the tied player placed best wins, and while several are still tied the
-play-off is played again by them, ``PLAYOFFS`` times at most, then those
-still tied are co-winners. A final whose players all failed has no winner,
-and then nobody is ranked first. A round that eliminates nobody (every game
-an all-way tie) ends the tournament with those players as co-winners. A
-failing player is out for good. The standings: the winners, then by the
-round a player reached (a play-off counts as a round), its place in that
-round's game, its score in it.
-
-Swiss: a fixed number of rounds. Round 1 puts the players into games in a
-seeded shuffle; later rounds sort them by points, then by rating (openskill
-Plackett-Luce, updated after every game), and cut games from the top, so
-players of similar standing meet ("pods"). Points per game: ``scoring``. A
-failing player sits out the remaining rounds and keeps its points; the
-standings list it after everyone who finished, unranked. The winners are the
-players ranked first.
+The rules of each format (who advances, finals and play-offs, points, pods,
+standings): docs/tournaments.md, "Running a tournament".
 """
 
 from __future__ import annotations

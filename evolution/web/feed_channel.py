@@ -2,26 +2,13 @@
 """The feed over a channel: the web view in its own process reads the host's feed through AMP.
 
 Offers ``FeedServer`` (the host's end: answers from a ``HostFeed``) and
-``FeedClient`` (the web process's end: a ``Feed``, ``evolution.web.feed``).
-The web process asks; the host never pushes, so a web process that is slow
-to read (it runs at a low priority, and may be flooded) costs the host only
-the answers it asked for:
+``FeedClient`` (the web process's end: a ``Feed``, ``evolution.web.feed``),
+and the commands between them: ``Poll()`` (what changed since the last
+poll, every ``POLL_EVERY`` seconds), ``Running()``, ``GamePicture(game)``,
+``Lobby()``, ``Tournaments()``. The web process asks; the host never pushes.
 
-- ``Poll()`` every ``POLL_EVERY`` seconds (one at a time): what changed since
-  the last poll, which the host gathers in bounded sets (the running games'
-  ids; the records of the games over, at most ``OVER_KEPT``; the ids of
-  those the store does not hold yet, and of those it now does; the games
-  whose picture changed; tournaments changed; "stepped");
-- ``Running()``, ``GamePicture(game)``, ``Lobby()``, ``Tournaments()``: the
-  feed's answers. The client keeps each answer for a short while
-  (``FRESH``) and shares one question among all who ask meanwhile, and asks
-  for at most ``PICTURES_PER_SECOND`` pictures a second in all (then it
-  answers with the last picture it has, or ``Busy``): a flood of requests
-  to the web view turns into a few questions a second to the host.
-- A game over reaches the web process at the next poll, so its page shows
-  its result at once; its replay and transcript are read from the store,
-  which the web view waits for while the game is being stored
-  (``is_storing``, ``evolution.web.model``).
+What a poll gathers, and how the client turns a flood of requests into a few
+questions a second: docs/web-view.md, "Inside the web view".
 """
 
 from __future__ import annotations
@@ -155,7 +142,7 @@ class _Kept:
 
 
 class FeedClient(Telling, QuietAMP):
-    """A ``Feed`` read from the host over the channel (see the module's docstring)."""
+    """A ``Feed`` read from the host over the channel (docs/web-view.md, "Inside the web view")."""
 
     def __init__(self, clock: Any, game: str) -> None:
         super().__init__()

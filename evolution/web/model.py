@@ -1,35 +1,16 @@
 """The web view's model: what each page shows, from the running host (a feed) and the results store.
 
-Offers ``WebModel``. ``WebModel(feed, reader, clock)`` follows the host's feed
-(``evolution.web.feed``: in the host's process, or over a channel from the
-web view's own) and answers, as JSON (Deferreds: the store is read in the
-reader's process, ``evolution.store.reader``, where a read not answered in
-time fails with ``Unanswered``, a 503; a running game is drawn where it is
-played):
+Offers ``WebModel(feed, reader, clock)``, which follows the host's feed
+(``evolution.web.feed``) and answers, as JSON (Deferreds; a read the store
+does not answer in time fails with ``Unanswered``, a 503):
+``overview()``; ``games(limit, before)``, ``game(id)``, ``is_running(id)``,
+``live_game(id)``, ``replay(id)``, ``transcript(id, seat=None)``;
+``tournaments()``, ``tournament(id)``, ``ladder()``. ``changed`` (the push
+hub's ``mark``) hears the name of every picture that changed. And
+``Shared`` (one read under way per key, however many ask for it).
 
-- ``overview()``: the lobby, running games, running and recent tournaments
-  with their standings, recent games, the rating leaderboard, the top of the
-  host's game's ladder;
-- ``games(limit, before)``, ``game(id)``, ``is_running(id)``, ``live_game(id)``, ``replay(id)``,
-  ``transcript(id, seat=None)`` (``evolution.replays.transcripts``);
-- ``tournaments()``, ``tournament(id)``, ``ladder()`` (the whole ladder, as ``evolution-results
-  --ladder --json`` prints it; read from the store, which each ladder game updates).
-
-``changed`` (the push hub's ``mark``) hears the name of every picture that
-changed: "overview", "game/ID", "tournament/ID". A running game's picture is
-drawn only when asked for (its lines begin there; its replay has them all).
-
-Games are read from the feed while they run and for the last
-``keep_finished`` after they end (so a game's page shows its result at
-once, before the store process has stored it), else from the store. A
-game just over that the store does not hold yet (``feed.is_storing``), or
-that the feed still says runs when its picture is gone (the web view's own
-process learns of a game's end at its next poll), is read once the feed
-says it is over and stored, at most ``STORING_WAIT`` seconds later (then a
-503, ``Busy``): a game just over is never a 404.
-Tournaments come from the feed while the host runs them, else from the
-store, read again when one of their games is stored and every few seconds
-while someone watches.
+Where each answer comes from (feed or store), and why a game just over is
+never a 404: docs/web-view.md, "Inside the web view".
 """
 
 from __future__ import annotations

@@ -1,39 +1,16 @@
 """Pushing changes to browsers (Server-Sent Events) without ever holding back a game.
 
-Offers ``Hub`` (topics and their watchers), ``Message`` and ``Watcher``.
+Offers ``Hub(clock, interval, tick, keepalive, stall_limit, max_watchers)``:
+``watch(request, key, render, interval=None, refresh=None)`` streams a topic
+(a page's live picture, "overview", "game/7", rendered whole by ``render``)
+to a request, or answers None when too many watch (the caller's 503);
+``mark(key)`` says a topic changed (almost free when nobody watches it);
+``forget(watcher)``, ``close()``, ``tickers``. And ``Message`` (one complete
+picture: a newer one supersedes the older), ``Watcher`` (one browser's
+stream, the push producer of its response) and ``sse_bytes(message)``.
 
-A topic is a page's live picture ("overview", "game/7", "tournament/2")
-with a ``render`` function that returns its whole current state as a
-``Message`` (or a Deferred of one). Every message is complete: a newer one
-supersedes the older, so nothing is lost by skipping one. The flow:
-
-1. the host tells the web view that something changed (a dealer's step, a
-   sign-up, a stored game); the view calls ``hub.mark(topic)``: a dict
-   look-up when nobody watches that topic, else the topic is flagged and a
-   flush is scheduled, at most one per ``interval`` seconds per topic (a game
-   between fast bots takes a few milliseconds a step: its watchers see it at
-   ``1 / interval`` frames a second, and step through the replay later);
-2. the flush renders the topic once and encodes it once, as SSE bytes
-   shared by all its watchers; an unchanged payload is not sent again to a
-   watcher that has it (one that came since the last flush gets it);
-3. each watcher writes the bytes to its connection, unless its connection
-   has told it to pause.
-
-Bounds per watcher. A ``Watcher`` is the push producer of its response:
-Twisted pauses it once the connection's send buffer is full (the kernel's
-buffer, then Twisted's 64 KiB), and while paused it keeps only the latest
-message, replacing the one before (``coalesced``), and writes it on
-resume. So a watcher holds at most the transport's buffer plus one message,
-however slow its browser. A watcher paused for ``stall_limit`` seconds is
-dropped (its connection aborted). At most ``max_watchers`` watch at once;
-the next is refused (503). Writing never blocks: the reactor hands bytes to
-the kernel only when the socket can take them.
-
-While anyone watches, a tick every ``tick`` seconds calls the hub's
-``tickers`` (the web view checks the lobby), re-renders topics that have a
-``refresh`` period (pictures read from the store), writes an SSE comment
-every ``keepalive`` seconds (so proxies and browsers keep the stream
-open) and drops stalled watchers. With no watcher, nothing runs.
+How a change reaches the browsers, and what a slow browser can make the
+hub hold: docs/web-view.md, "Inside the web view".
 """
 
 from __future__ import annotations

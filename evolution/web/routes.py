@@ -1,37 +1,19 @@
 # -*- test-case-name: tests.web.test_api, tests.web.test_browser -*-
 """The web view over HTTP: pages, static files, the JSON API and the event streams (plain ``twisted.web``).
 
-Offers ``WebResource(view, hub, store_refresh)``, one leaf resource that routes
-every path itself (a dozen routes read better as one ``match`` than as a
-tree of resources), and ``StaticFiles``, the page files loaded once at
-start-up from the package (nothing on disk is looked up per request, so no
-path can reach outside them).
+Offers ``WebResource(view, hub, store_refresh)``, one leaf resource that
+routes every path itself (GET and HEAD only), and ``StaticFiles``, the page
+files loaded once at start-up from the package. Routes:
 
-Routes (GET and HEAD only; anything else is 405):
+    /, /games/ID, /tournaments/ID          the pages
+    /static/...                            their scripts, style sheet and icon
+    /api/overview, /api/ladder             JSON
+    /api/games (?limit=N&before=ID), /api/games/ID, .../replay, .../transcript
+    /api/tournaments, /api/tournaments/ID
+    /api/.../events                        Server-Sent Events
 
-    /                         the overview page
-    /games/ID                 a game's page
-    /tournaments/ID           a tournament's page
-    /static/...               the pages' scripts, style sheet and icon
-    /api/overview             JSON (see the README's "Web view" section)
-    /api/games                ?limit=N (1..500, default 100) &before=ID
-    /api/games/ID             a game: running (with its table) or finished
-    /api/games/ID/replay      a finished game's replay frames
-    /api/games/ID/transcript  ?seat=N: what each seat (or seat N) received and sent, as a download
-    /api/ladder               the ladder of the host's game, best first
-    /api/tournaments          every tournament
-    /api/tournaments/ID       one tournament, with its games
-    /api/.../events           Server-Sent Events: overview, games/ID, tournaments/ID
-
-Every response carries a strict Content-Security-Policy (scripts, styles
-and connections from this origin only; no inline script or style, no
-frames, no forms), ``nosniff``, no referrer and no framing; errors are one
-JSON sentence, never a traceback.
-
-Pictures read from the store (a tournament the host does not run, the
-overview's stored part) are drawn again every ``store_refresh`` seconds
-(the overview every twice that) while anyone watches, and sent only if they
-changed.
+Every answer's JSON, and the headers every response carries:
+docs/web-view.md ("API", and "Inside the web view").
 """
 
 from __future__ import annotations

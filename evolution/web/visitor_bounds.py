@@ -1,37 +1,14 @@
 """Bounds on what web visitors can make the web view hold: per connection and in total.
 
 Offers ``BoundedSite(resource, max_connections, timeout, budget)``, the
-``twisted.web`` site of the web view, ``PacedChannel``, its HTTP/1.1
-connection, and ``CPUBudget``, what its process may spend.
+``twisted.web`` site of the web view (at most ``max_connections`` at once,
+one more answered 503; idle ones closed after ``timeout`` seconds; no access
+log), ``PacedChannel``, its HTTP/1.1 connection (pipelined requests read
+only as fast as answers are taken), and ``CPUBudget``, what its process may
+spend (a share of a core beyond a burst; ``CPU_SHARE``, ``CPU_BURST``).
 
-- **Per connection, pipelined requests are read only as fast as answers are
-  taken.** Twisted's ``HTTPChannel`` already stops reading while it answers
-  one request (beyond 16 KiB of what follows) and once its transport's
-  buffer is full; but when an answer is done it goes on at once to the
-  requests already read behind it, answering each into the send buffer, so
-  one connection pipelining 2,000 replays and never reading grew the host
-  by 440 MB. ``PacedChannel`` holds those requests while answers wait in
-  the send buffer (Twisted pauses the channel once the buffer holds more
-  than its 64 KiB), and goes on when the buffer has drained; a connection
-  held that way for ``STALL_LIMIT`` seconds is dropped. A connection then
-  holds at most: the transport's 64 KiB, the last answer written, what it
-  read ahead (16 KiB and one read, 64 KiB) and one request.
-- **In total, at most ``max_connections`` at once**: one more is answered
-  503 and closed before it is read. An idle connection is closed after
-  ``timeout`` seconds (Twisted's default is 12 hours), one that does not
-  take its last answer then aborted after 15 s more.
-- **In CPU, at most a share of a core** (the web view's own process): a
-  request waits before it is answered while the process has used more than
-  ``CPUBudget``'s share of a core since it started, beyond a burst. The
-  scheduler already puts the web view's process after the games, but it
-  still runs whenever a core has a moment free, and on this kind of
-  machine that moment is not free for the games: a flood of visitors that
-  kept it at 10 to 15% of a core cost 16 to 20% of the games a second
-  (``python -m bench load --compare-web``). A visitor's page, a few answers,
-  fits in the burst and is answered at once. The log says when requests
-  wait, at most once a minute, with how many have.
-- **No access log**: a flood of requests would be a flood of lines in the
-  host's log.
+Why each bound, and what a connection holds at most: docs/web-view.md,
+"Inside the web view".
 """
 
 from __future__ import annotations
@@ -182,7 +159,7 @@ class BoundedSite(Site):
                      held=self.budget.held)
 
     def log(self, request: Any) -> None:
-        """No line per request (see the module's docstring)."""
+        """No line per request (a flood of requests would be a flood of lines in the host's log)."""
 
     def buildProtocol(self, addr: Any) -> Any:
         if self.open_connections >= self.max_connections:

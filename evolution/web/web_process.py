@@ -1,28 +1,15 @@
 """The web view in a process of its own: nothing a visitor does can take a game's CPU, memory or descriptors.
 
 Offers ``WebProcessService`` (the host's side: a service of ``twistd
-evolution --web`` when games are played in worker processes) and ``main``
-(``python -m evolution.web.web_process CONFIG``, the web view's process).
+evolution --web`` when games are played in worker processes; it has the
+port, starts the process, hands it the listening socket and starts another
+after ``RESTART_DELAY`` seconds if it dies) and ``main`` (``python -m
+evolution.web.web_process CONFIG``, the web view's process, at
+``WEB_NICENESS``).
 
-- **The port** is had when the host starts (``evolution.net.endpoints.
-  listen_for_another``: one sentence and status 1 if it cannot be, as
-  before), and the web process accepts on it; the host never reads from it.
-- **The process** reads the results store through a read process of its
-  own (``evolution.store.reader``: a read not answered within 5 s is a 503,
-  as in one process; the host's store process and its games never wait for
-  it) and the host's live pictures over its channel (``evolution.web.
-  feed_channel``: it asks, the host answers, a few questions a second
-  whatever the visitors do). It runs ``WEB_NICENESS`` levels below the
-  games (``os.nice``): with the machine's cores busy, the games get the CPU
-  first. Its memory and descriptors are its own: its connections never
-  count against the bots' open-file limit, and ``BoundedSite`` (at most
-  ``--web-connections`` at once, each paced, and at most ``CPU_SHARE`` of a
-  core beyond a burst: ``evolution.web.visitor_bounds``) bounds what it holds and
-  spends.
-- **It stays up** until the host stops (SIGTERM, or ``--linger`` after the
-  last game or tournament); when it dies, the host logs it and starts
-  another after ``RESTART_DELAY`` seconds. When the host is gone (its
-  channel closes), it stops.
+What the process reads, how it is bounded, and how long it stays up:
+docs/web-view.md, "Inside the web view"; the figures: docs/performance.md,
+"How the host uses the machine".
 """
 
 from __future__ import annotations
@@ -121,7 +108,7 @@ class WebProcessService(service.Service):
 
 
 def main(argv: list[str] | None = None) -> None:
-    """The web view's process (see the module's docstring)."""
+    """The web view's process (docs/web-view.md, "Inside the web view")."""
     os.nice(WEB_NICENESS)
     from twisted.internet import reactor
 

@@ -1,30 +1,15 @@
 """``twistd evolution --ladder``: a ladder that never stops, for any game the host serves.
 
-Offers ``LadderService`` (the application service of ladder mode) and
-``kept_standings(db, game)``, the standings an earlier run left in the store.
+Offers ``LadderService`` (the application service of ladder mode: a
+``LadderLobby``, ``evolution.net.lobbies``, whose rounds of games follow
+``evolution.tournament.matching`` and are played by the host's one
+``GameRunner``, each stored with its seats' ratings and counted in the
+ladder's standings in the same transaction) and ``kept_standings(db,
+game)``, the standings an earlier run left in the store (a host started
+again on the same ``--db`` goes on from them).
 
-Bots sign up at any time and stay for as many games as they like: after a
-game the players still in wait in the lobby again, on the same connection,
-and their next game simply begins with its first message, as between the
-rounds of a tournament (``evolution.net.lobbies.LadderLobby`` keeps them and
-forms a round of games ``--signup-window`` seconds after enough wait). Each
-round's tables follow ``evolution.tournament.matching`` (similar ratings,
-unlike the tables each bot played lately, the longest waiting first when
-not all fit). Every game is played by the host's one ``GameRunner`` and
-stored like any other, marked as a ladder game, with each seat's openskill
-rating after it; the store counts it in the ladder's standings in the same
-transaction (``ResultsStore.ladder``), so a host started again on the same
-``--db`` goes on with every rating and count (``kept_standings``).
-
-A bot that fails in a game is removed from it (rated last in it, its removal
-counted) and hung up on, as everywhere; one that sends anything between
-games, or hangs up, leaves the lobby. Either may come back at once: a name
-is one entry of the ladder, so a bot that signs up again under its name
-keeps its rating, games, wins and removals (while a bot of that name is
-connected, another gets ``name#2``, an entry of its own). A game aborted
-because the host stopped counts for nobody. Before a connection's first game
-it hears the dialect's greeting, if the game's dialect has one; when the
-host stops, every bot is hung up on.
+How bots come and go, how games form, ratings and names:
+docs/tournaments.md, "Running a ladder".
 """
 
 from __future__ import annotations

@@ -1,38 +1,14 @@
 # -*- test-case-name: tests.host.modes.test_tournament_mode, tests.games.fish.test_tournaments -*-
 """Tournaments over the wire: the manager's games played by the host's game runner, every step stored.
 
-Offers ``TournamentSettings`` and ``TournamentRun``. A run takes the signed-up
-connections (in sign-up order), makes them the entrants of a
-``TournamentManager`` (``evolution.tournament``) with the chosen format, and
-is the manager's referee: each game is ``GameRunner.play`` on the entrants'
-connections, the same runner the single-game lobby uses, so the games are
-recorded, logged and stored like any other, with the tournament's points
-and ratings on their seats.
+Offers ``TournamentSettings`` (a tournament's format and its options:
+``make_format()``, ``recorded()``) and ``TournamentRun``, one tournament from
+its signed-up connections (in sign-up order) to its winners: the
+``TournamentManager``'s referee, each game ``GameRunner.play`` on the
+entrants' connections; ``play()``, ``stop()``, ``watch(callback)``.
 
-Over the unchanged course protocols: before the first round every player
-hears the dialect's greeting (Fish's ``start``; nothing in Evolution), and a
-player that fails it is out before round 1; a player that goes on simply
-receives its next game on the same connection; between games it must stay
-silent (a message, or a disconnect, is a failure: it is out for good, and
-closed). A player that failed is hung up on, and so is one knocked out
-unless the dialect keeps losers connected to the end (Fish's course protocol
-does); with ``--send-scores`` each game's score message came first. At the end every
-player still connected hears the dialect's farewell (Fish's ``end``, true
-for the winners) and is hung up on; a winner that fails its farewell is no
-longer a winner, as in the course's reference manager.
-
-Stored as it happens (``evolution.store.results_store``): the tournament and its
-entrants when it begins, each game when it ends with the standings after it
-(in one transaction), the standings after each round, the winners and the
-status at the end. A host killed mid-tournament leaves every finished game
-and round in the store, and standings that count every game stored; the
-next start marks the tournament "interrupted".
-
-Logged: a line when the tournament and each round begin, a progress line
-each time a game ends (round k of n, games done and running), a one-line
-summary after each round, and the winners. At the end, or when the host
-stops, one line says the players still in are hung up on: the host's own
-hang-ups are no failure of theirs (``HostProtocol.close`` tells nobody).
+How a run plays, stores and logs a tournament: docs/architecture.md,
+"The game runner"; docs/tournaments.md, "Running a tournament".
 """
 
 from __future__ import annotations

@@ -1,52 +1,21 @@
 # -*- test-case-name: tests.net.test_remote_games, tests.net.test_adversaries, tests.host.runner.test_memory -*-
 """Running hosted games of any game: from a group of connections to a stored result.
 
-Offers ``GameSettings``, ``Seating``, ``GameOutcome``, ``RunningGame`` and
-``GameRunner``, the one game runner that the lobby and the tournament
-manager both use:
+Offers ``GameRunner``, the one game runner of the lobby, the tournaments, the
+ladder and each worker (``GameRunner.in_host(settings, writer, clock)`` is the
+host's), with ``Seating``, ``GameOutcome``, ``RunningGame`` and ``GameSettings``
+(from ``evolution.host.runner.settings``):
 
-- ``GameRunner.play(connections, seating=None)`` makes the game's proxy
-  player per connection (its dialect's, ``evolution.games.Dialect``; in the
-  order given, which is the turn order), sets the game up (from a recorded
-  seed where the game deals from one: a shuffled deck, a random board), plays
-  the game's referee coroutine on the reactor and records every message in
-  the game's log. A player the referee removes is hung up on at once (after
-  the dialect's word to it, if any). When the game ends, the players still
-  in hear what the dialect says at a game's end (scores, a result), the
-  record and the log go to the store writer, and it fires with a
-  ``GameOutcome``; it never fails, and it leaves the remaining players'
-  connections open for the caller (a tournament plays on with them);
-- ``GameRunner.start_game(connections)`` is the lobby's callback: ``greet``
-  the players, ``play`` with those that answered it, then bid everyone still
-  there ``farewell`` (the winners as winners) and hang up;
-- ``greet(connections)`` and ``farewell(connection, won)``: what the
-  dialect says to a connection before its first game and when the host is
-  done with it (Fish's ``start`` and ``end``; nothing in Evolution);
-- ``played_here(id)`` / ``games_here()``: the running games this process
-  plays (a pooled runner's ``running`` holds its games in workers too);
-- ``watch(callback)``: ``callback(event, game)`` for "begin", each step of
-  the referee, and "over" (the web view follows games this way);
-- ``stop()`` records the games still running as aborted, so nothing is lost
-  when the host stops (``stopped()`` fires once they are recorded).
+- ``play(connections, seating=None)``: one game, in the turn order given;
+  fires with a ``GameOutcome``, never fails, leaves the players still in
+  connected; ``play_numbered(id, seed, ...)``: a game the host numbered;
+- ``start_game(connections)``: the lobby's callback (greet, play, farewell,
+  hang up); ``greet(connections)``, ``farewell(connection, won)``;
+- ``played_here(id)``, ``games_here()``; ``watch(callback)``; ``stop()``
+  (the games still running recorded as aborted), ``stopped()``.
 
-A runner has three roles, each in one place: **numbering** a game (its id
-and seed: ``numbering``, the host's ``evolution.host.runner.recording.
-Numbering``; a worker's runner has none and plays games numbered by the
-host: ``play_numbered(id, seed, ...)``, ``start_game(connections, (id,
-seed))``), **playing** it (this module: the referee, the proxies, the
-greeting and farewell, removals) and **recording** it (``recording``, where
-its beginning, its removals and its record go: in the host the store writer
-and the log lines, ``StoreRecording``; in a worker the host, over the
-channel). ``GameRunner.in_host(settings, writer, clock)`` is the host's
-runner. Where the game is played is the one thing a subclass changes: the
-host's ``PooledRunner`` (``evolution.host.runner.pooled_runner``) hands it
-to a worker. ``begun(game)`` is a game's beginning (running, said, told) and
-``game_record(game, turns, outcome, seats)`` its record, wherever it is
-played. ``GameSettings`` lives in ``evolution.host.runner.settings``.
-
-A game counts as over, its players are hung up and the next game may start
-whether or not the database took the record at once: the store writer keeps
-it until it does (``evolution.store.writer``).
+What a game goes through, and the runner's three roles (numbering, playing,
+recording): docs/architecture.md, "The game runner".
 """
 
 from __future__ import annotations

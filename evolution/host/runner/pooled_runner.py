@@ -2,30 +2,15 @@
 """The game runner of a host with worker processes: games formed here, played in a worker, stored here.
 
 Offers ``PooledRunner`` (a ``GameRunner``: the lobby, the tournaments and
-the web view use it exactly as the one-process runner) and ``AwayGame``.
+the web view use it exactly as the one-process runner): ``start_game``
+(a single game, handed whole to a worker), ``play`` (a tournament's game:
+its players still in come back to wait here), ``stop()`` (fires when every
+game, here and in the workers, is stored); a game whose connections cannot
+move (TLS), or while no worker can be started, is played here. And
+``AwayGame``, a game being played in a worker.
 
-- ``start_game(connections)`` (the lobby's single games): the game is
-  numbered here (its id and seed), its connections are handed to a worker
-  (the sockets themselves, ``evolution.net.handover``), which greets the
-  players, plays the game, bids them farewell and hangs up; its record and
-  message log come back and are stored here (the one writer).
-- ``play(connections, seating)`` (a tournament's game): the same, but the
-  connections still in come back after the game and wait here for the next
-  round, in the tournament's hands, as they do in one process. Between
-  games a connection lives in the host: the next round's games mix players
-  of many games, the greeting and the farewell are the host's, and a
-  message between games is the host's to notice.
-- A game whose connections cannot move (TLS: its state lives here), or
-  played while no worker can be started, is played here, as with
-  ``--workers 0``.
-- A worker that dies costs its games: each is stored as aborted with the
-  reason, its players removed with it (in a tournament they fail with that
-  reason), its connections gone with the worker.
-- ``stop()``: local games as ever; the workers store theirs as aborted and
-  report them (with their logs) before they end; fires when all are stored.
-
-Log lines are the host's, as in one process: a game begins, a game is
-over; a removal is logged by the worker (its log comes here).
+What goes to the worker and comes back, and what a dead worker costs:
+docs/architecture.md, "The game runner" ("With workers").
 """
 
 from __future__ import annotations
