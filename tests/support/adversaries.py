@@ -19,11 +19,11 @@ from twisted.internet.defer import Deferred, ensureDeferred
 from twisted.internet.endpoints import TCP4ClientEndpoint
 from twisted.internet.protocol import Factory, Protocol
 
-from evolution.games.evolution.rules.silly import SillyPlayer
 from evolution.games.evolution.wire import codec
 from evolution.games.evolution.wire.messages import message_kind, read_feed_next
 from evolution.jsonwire.framing import encode_message
 from evolution.net.client import ClientProtocol, conversation
+from tests.support.hosting import HonestSilly
 
 Act = Callable[["Adversary", Any], Any]
 
@@ -34,7 +34,7 @@ class Adversary(ClientProtocol):
     handled_first = ("start",)  # kinds it also answers as usual before acting (the strategy sees its hand)
 
     def __init__(self, name: str, when: str, act: Act, talk: Any = None) -> None:
-        super().__init__(talk or conversation(name, SillyPlayer()))
+        super().__init__(talk or conversation(name, HonestSilly()))
         self.when = when
         self.act = act
         self.acted = False

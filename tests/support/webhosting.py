@@ -53,7 +53,7 @@ from evolution.tournament.manager import TournamentManager
 from evolution.tournament.scoring import points
 from evolution.tournament.standings import Entrant, GameReport
 from evolution.web.service import WebApp
-from tests.support.hosting import ANSWER_LIMIT, SIGNUP_LIMIT, LocalHost, test_options, until
+from tests.support.hosting import ANSWER_LIMIT, SIGNUP_LIMIT, HonestSilly, LocalHost, test_options, until
 
 QUICK = ("--timeout", ANSWER_LIMIT, "--signup-timeout", SIGNUP_LIMIT)  # games start when their players are in
 
@@ -200,7 +200,7 @@ async def follow(port: int, path: str) -> EventClient:
 # -- players ------------------------------------------------------------------------------
 
 
-class HeldPlayer(SillyPlayer):
+class HeldPlayer(HonestSilly):
     """The silly strategy, holding the first ``choose`` it is asked once ``when()`` holds until ``release()``.
 
     ``asked`` fires when it holds one (its game is then surely running until the test releases it).
@@ -215,7 +215,7 @@ class HeldPlayer(SillyPlayer):
     def choose(self, before: Any, after: Any) -> Any:
         if self.held is None and self.when():
             self.held = Deferred()
-            self.held.addCallback(lambda _: SillyPlayer.choose(self, before, after))
+            self.held.addCallback(lambda _: HonestSilly.choose(self, before, after))
             self.asked.callback(None)
             return self.held
         return super().choose(before, after)
@@ -228,7 +228,7 @@ class SlowPlayer:
     """The silly strategy, answering each question after ``delay`` seconds."""
 
     def __init__(self, delay: float) -> None:
-        self.silly = SillyPlayer()
+        self.silly = HonestSilly()
         self.delay = delay
 
     def start(self, watering_hole: int, me: Any) -> None:

@@ -405,3 +405,38 @@ def test_a_recorded_checkpoint_puts_a_live_expulsion_back_at_the_same_point():
     replayed = new_game(players)
     replayed.expel(players[1], "connection lost", after=count)
     assert play(replayed.play()) == live
+
+
+class HandSizes:
+    """A silly player that notes the size of each hand it was dealt to choose from."""
+
+    def __init__(self, inner) -> None:
+        self.inner, self.hands = inner, []
+
+    def start(self, watering_hole, me) -> None:
+        self.hands.append(len(me.hand))
+        self.inner.start(watering_hole, me)
+
+    def choose(self, before, after):
+        return self.inner.choose(before, after)
+
+    def feed_next(self, state):
+        return self.inner.feed_next(state)
+
+
+def test_the_course_deals_a_short_hand_in_the_last_turn_and_the_reference_strategy_cannot_answer_it():
+    """Seed 1108, 7 players: the end check counts a boardless player as 3 cards though it gets 4 (rules.md 11,
+    quirk D10), so the last turn deals player 2 only 2 cards; the reference strategy needs 3 and is removed, as
+    docs/rules.md says. A bot that plays ``[i, [], [], [], []]`` then (always legal) plays on (the tests' honest
+    bot, ``tests.support.hosting.HonestSilly``, does)."""
+    from evolution.games.evolution.rules.silly import SillyPlayer
+    from tests.support.hosting import HonestSilly
+
+    players = [HandSizes(SillyPlayer()) for _ in range(7)]
+    result = play_local_game(players, Deck.shuffled(1108))
+    assert [(r.id, r.turn, r.step, r.reason) for r in result.removals] == [
+        (2, 3, "choose", "the silly strategy needs at least 3 cards, it holds 2")]
+    assert players[1].hands[-1] == 2 and min(min(p.hands) for p in players) == 2
+    honest = [HandSizes(HonestSilly()) for _ in range(7)]
+    kept = play_local_game(honest, Deck.shuffled(1108))
+    assert kept.removals == () and honest[1].hands[-1] == 2 and len(kept.ranking) == 7
