@@ -1,4 +1,8 @@
-"""Run every benchmark module (or those named on the command line) and print the figures."""
+"""Run every benchmark module (or those named on the command line) and print the figures.
+
+Each benchmark of several runs in a process of its own (``python -m bench NAME``): a Twisted reactor runs once
+per process, and several benchmarks run one.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +10,7 @@ import importlib
 import inspect
 import pkgutil
 import platform
+import subprocess
 import sys
 from pathlib import Path
 
@@ -27,6 +32,8 @@ def main(argv: list[str]) -> int:
         for info in pkgutil.iter_modules([str(Path(__file__).parent)])
         if info.name.startswith("bench_")
     )
+    alone = "--alone" in argv  # one of several, in a process of its own: its heading is printed already
+    argv = [arg for arg in argv if arg != "--alone"]
     split = next((i for i, arg in enumerate(argv) if arg.startswith("-")), len(argv))
     chosen, options = argv[:split] or names, argv[split:]
     if options and len(chosen) != 1:
@@ -40,11 +47,22 @@ def main(argv: list[str]) -> int:
     if options and not inspect.signature(modules[chosen[0]].main).parameters:
         print(f"bench: {chosen[0]} takes no options", file=sys.stderr)
         return 2
-    print(f"# Python {platform.python_version()} on {platform.machine()}, {_cpu()}")
-    for name, module in modules.items():
-        print(f"\n## {name}")
+    if len(chosen) == 1:
+        if not alone:
+            print(f"# Python {platform.python_version()} on {platform.machine()}, {_cpu()}\n\n## {chosen[0]}",
+                  flush=True)
+        module = modules[chosen[0]]
         module.main(options) if options else module.main()
-    return 0
+        return 0
+    print(f"# Python {platform.python_version()} on {platform.machine()}, {_cpu()}", flush=True)
+    failed = []
+    for name in chosen:
+        print(f"\n## {name}", flush=True)
+        if subprocess.run([sys.executable, "-m", "bench", name, "--alone"]).returncode != 0:
+            failed.append(name)
+    if failed:
+        print(f"bench: {', '.join(failed)} failed (see above)", file=sys.stderr)
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

@@ -46,7 +46,8 @@ def _cpu() -> tuple[float, float]:
 
 async def run(folder: Path) -> tuple[list[float], tuple[float, float]]:
     options = Options()
-    options.parseOptions(["--db", str(folder / "r.sqlite"), "--players", f"{PLAYERS}-{PLAYERS}"])
+    # --workers 0: every game in this process, where its messages are counted and its CPU measured
+    options.parseOptions(["--db", str(folder / "r.sqlite"), "--players", f"{PLAYERS}-{PLAYERS}", "--workers", "0"])
     writer = StoreWriter(options["db"], reactor)
     writer.open()
     factory, runner = build_host(options, writer, reactor)[:2]
