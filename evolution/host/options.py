@@ -28,7 +28,12 @@ from evolution import __version__
 from evolution.games import DEFAULT_GAME, GAME_NAMES, Game, game
 from evolution.jsonwire.framing import DEFAULT_MAX_DEPTH
 from evolution.net.host_connection import SIGNUP_MAX_BYTES
-from evolution.net.signup import DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_REPLY, DEFAULT_NUMBER_GRACE
+from evolution.net.signup import (
+    DEFAULT_MAX_CONNECTIONS,
+    DEFAULT_MAX_PER_ADDRESS,
+    DEFAULT_MAX_REPLY,
+    DEFAULT_NUMBER_GRACE,
+)
 from evolution.store.journal import RESERVE_MIB
 from evolution.text import short
 from evolution.tournament.standings import FINAL_TIEBREAKS, PLAYOFFS
@@ -52,6 +57,7 @@ WHOLE_NUMBERS = {
     "max-message": (DEFAULT_MAX_REPLY, 1024, 64 * 1024 * 1024),
     "max-depth": (DEFAULT_MAX_DEPTH, 3, 512),  # an Action4 nests 3 deep
     "max-connections": (DEFAULT_MAX_CONNECTIONS, MOST_PLAYERS, 1_000_000),
+    "max-per-address": (None, 1, 1_000_000),  # DEFAULT_MAX_PER_ADDRESS, the host's own machine not capped
     "signup-periods": (2, 1, 100),
     "min-signups": (None, FEWEST_PLAYERS, 1_000_000),  # MIN of --players
     "max-signups": (1000, FEWEST_PLAYERS, 1_000_000),
@@ -209,6 +215,9 @@ class Options(usage.Options):
         _whole("journal-reserve", "MiB of disk reserved at start for the journal <db>.pending, so that a full disk "
                "still keeps finished games (about 50 games of 8 players per MiB)"),
         _whole("max-connections", "most connections at once; more are answered \"game full\""),
+        _whole("max-per-address", "most connections one address may hold at once (sign-ups included); more are "
+               f"answered \"game full\" (default {DEFAULT_MAX_PER_ADDRESS}, and none for the host's own machine, "
+               "127.0.0.0/8 and ::1; given, it holds for every address)"),
         ["dialect", None, None, "the protocol's dialect (default: the game's first, the course's): "
          + "; ".join(f"{name} {', '.join(game(name).dialects)}" for name in GAME_NAMES)
          + " (evolution's seed002: tagged messages, \"ack\", the scores to every player at the end)"],

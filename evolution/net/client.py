@@ -35,7 +35,8 @@ from twisted.internet.task import deferLater
 from twisted.logger import Logger
 from twisted.python.failure import Failure
 
-from evolution.games import DEFAULT_GAME, game as game_named
+from evolution.games import DEFAULT_GAME
+from evolution.games import game as game_named
 from evolution.net.json_protocol import JSONStreamProtocol
 
 log = Logger()
@@ -182,13 +183,15 @@ async def play_remote(
     tls: Any = None,
     dialect: str | None = None,
     game: str = DEFAULT_GAME,
+    bind: str | None = None,
 ) -> ClientOutcome:
-    """Connect (over TLS with ``tls``), sign up as ``name`` and play ``game`` until the host hangs up."""
+    """Connect (over TLS with ``tls``; from the local address ``bind``, if given), sign up as ``name`` and play
+    ``game`` until the host hangs up."""
     game_named(game).dialect(dialect or game_named(game).dialects[0])  # an unknown game or dialect fails here
     factory = Factory.forProtocol(lambda: ClientProtocol(conversation(name, player, game, dialect)))
     for attempt in range(retries + 1):
         try:
-            protocol = await _connect(reactor, host, port, factory, tls)
+            protocol = await _connect(reactor, host, port, factory, tls, bind)
             break
         except DNSLookupError as error:  # not a refusal: no use retrying
             raise ClientError(f"cannot connect to {host}:{port}: {error}") from None
@@ -200,7 +203,7 @@ async def play_remote(
     return await protocol.done
 
 
-async def _connect(reactor: Any, host: str, port: int, factory: Factory, tls: Any) -> Any:
+async def _connect(reactor: Any, host: str, port: int, factory: Factory, tls: Any, bind: str | None = None) -> Any:
     """The connected protocol, or ``ConnectError`` (``DNSLookupError`` for a bad name).
 
     Over TLS through Twisted's endpoints; in the clear through the reactor
@@ -212,7 +215,8 @@ async def _connect(reactor: Any, host: str, port: int, factory: Factory, tls: An
     if tls is not None:
         from twisted.internet.endpoints import HostnameEndpoint, wrapClientTLS
 
-        return await wrapClientTLS(tls, HostnameEndpoint(reactor, host, port)).connect(factory)
+        local = (bind, 0) if bind is not None else None
+        return await wrapClientTLS(tls, HostnameEndpoint(reactor, host, port, bindAddress=local)).connect(factory)
     try:
         found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except (OSError, UnicodeError) as error:
@@ -220,15 +224,15 @@ async def _connect(reactor: Any, host: str, port: int, factory: Factory, tls: An
     addresses = list(dict.fromkeys(info[4][0] for info in found))
     for address in addresses[:-1]:
         try:
-            return await _connect_to(reactor, address, port, factory)
+            return await _connect_to(reactor, address, port, factory, bind)
         except ConnectError:
             continue
-    return await _connect_to(reactor, addresses[-1], port, factory)
+    return await _connect_to(reactor, addresses[-1], port, factory, bind)
 
 
-def _connect_to(reactor: Any, address: str, port: int, factory: Factory) -> Deferred:
+def _connect_to(reactor: Any, address: str, port: int, factory: Factory, bind: str | None) -> Deferred:
     connecting = _Connecting(factory)
-    reactor.connectTCP(address, port, connecting)
+    reactor.connectTCP(address, port, connecting, bindAddress=(bind, 0) if bind is not None else None)
     return connecting.connected
 
 

@@ -48,6 +48,7 @@ class HostProtocol(JSONStreamProtocol):
         self.state = SIGNING_UP
         self.name = ""
         self.proxy: Any = None  # the game's proxy player (a RemoteSeat) while playing
+        self.address: str | None = None  # the peer's IP address, as its factory counts it
         self._on_waiting_failure: Callable[[str], None] | None = None
         self._deadline: IDelayedCall | None = None
         self._got_bytes = False
@@ -77,7 +78,9 @@ class HostProtocol(JSONStreamProtocol):
                 self.state = CLOSED
                 self.close()
             return
-        self.factory.open_connections += 1
+        peer = self.transport.getPeer() if self.transport is not None else None
+        self.address = getattr(peer, "host", None)
+        self.factory.opened(self)
         rules = config.signup
         if rules.silent:
             self._deadline = self.factory.clock.callLater(rules.silent_wait, self._kept_silent)
@@ -163,7 +166,7 @@ class HostProtocol(JSONStreamProtocol):
 
     def connectionLost(self, reason: Failure = None) -> None:
         super().connectionLost(reason)
-        self.factory.open_connections -= 1
+        self.factory.closed(self)
         self._cancel_deadline()
         state, self.state = self.state, CLOSED
         if state == IN_LOBBY:

@@ -17,7 +17,9 @@ are made unique: docs/architecture.md, "A connection in the host"
 
 from __future__ import annotations
 
+import ipaddress
 import re
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,6 +41,8 @@ names each of at most 122 cards once, ``evolution.jsonwire.schema_bounds``), so 
 for any reasonable whitespace while keeping the reading of one message to a few milliseconds
 whatever bytes it holds (the framing scanner reads about 2 bytes a microsecond at worst)."""
 DEFAULT_MAX_CONNECTIONS = 4096
+DEFAULT_MAX_PER_ADDRESS = 64  # a course lab's machine runs 40 bots; the host's own machine (loopback) is not capped
+CAP_LOGGED_EVERY = 60.0  # seconds between log lines of one address held to its cap
 DEFAULT_NUMBER_GRACE = 0.05
 ASK_NAME = "sign-up"  # ["sign-up", name]: sign up, and be told the name the host gives
 _HOST_SUFFIX = re.compile(r"#[0-9]+\Z")
@@ -78,6 +82,7 @@ class SignupConfig:
     max_depth: int = DEFAULT_MAX_DEPTH
     max_connections: int = DEFAULT_MAX_CONNECTIONS
     number_grace: float = DEFAULT_NUMBER_GRACE
+    max_per_address: int | None = None  # None: DEFAULT_MAX_PER_ADDRESS, loopback addresses not capped
     signup: SignupRules = SignupRules("ok", lambda value: signup_name(value))  # the dialect's; "ok" by default
 
 
@@ -92,19 +97,61 @@ class SignupFactory(ServerFactory):
         self.clock = clock
         self.lobby: list[HostProtocol] = []
         self.open_connections = 0
+        self.by_address: Counter[str] = Counter()  # open connections from each address
+        self._capped: dict[str, tuple[float, int]] = {}  # address: (when its cap was last logged, refused since)
         self.policy = policy
         self.policy.attach(self)
 
     def buildProtocol(self, addr: IAddress) -> Protocol | None:
         limit = self.config.max_connections
-        if self.open_connections < limit:
-            return super().buildProtocol(addr)
-        log.info(
-            "connection from {peer} answered 'game full': the host holds {limit} connections (--max-connections)",
-            peer=show_address(addr),
-            limit=limit,
+        if self.open_connections >= limit:
+            log.info(
+                "connection from {peer} answered 'game full': the host holds {limit} connections (--max-connections)",
+                peer=show_address(addr),
+                limit=limit,
+            )
+            return _GameFull()
+        address = getattr(addr, "host", None)
+        cap = self.cap_of(address)
+        if address is not None and cap is not None and self.by_address[address] >= cap:
+            self._held_to_cap(address, cap)
+            return _GameFull()
+        return super().buildProtocol(addr)
+
+    def cap_of(self, address: str | None) -> int | None:
+        """How many connections one address may hold at once (None: no cap)."""
+        if self.config.max_per_address is not None:
+            return self.config.max_per_address
+        return None if address is None or _loopback(address) else DEFAULT_MAX_PER_ADDRESS
+
+    def _held_to_cap(self, address: str, cap: int) -> None:
+        """Log an address held to its cap: at once, then at most every CAP_LOGGED_EVERY s, with the count."""
+        now = self.clock.seconds()
+        logged, refused = self._capped.get(address, (None, 0))
+        if logged is not None and now - logged < CAP_LOGGED_EVERY:
+            self._capped[address] = (logged, refused + 1)
+            return
+        log.warn(
+            "{address} holds {cap} connections, as many as one address may (--max-per-address): its next ones are "
+            "answered 'game full'{since}", address=address, cap=cap,
+            since=f" ({refused} refused since the last line)" if refused else "",
         )
-        return _GameFull()
+        self._capped[address] = (now, 0)
+
+    def opened(self, connection: HostProtocol) -> None:
+        """A connection signs up here: counted in all and for its address."""
+        self.open_connections += 1
+        if connection.address is not None:
+            self.by_address[connection.address] += 1
+
+    def closed(self, connection: HostProtocol) -> None:
+        """A connection counted here is closed (here, or by the worker it was handed to)."""
+        self.open_connections -= 1
+        address = connection.address
+        if address is not None:
+            self.by_address[address] -= 1
+            if self.by_address[address] <= 0:
+                del self.by_address[address]
 
     def is_full(self) -> bool:
         """True while the host takes no sign-ups (its policy says so)."""
@@ -191,3 +238,10 @@ class _GameFull(Protocol):
     def connectionMade(self) -> None:
         self.transport.write(encode_message("game full"))
         self.transport.loseConnection()
+
+
+def _loopback(address: str) -> bool:
+    try:
+        return ipaddress.ip_address(address).is_loopback
+    except ValueError:
+        return False

@@ -1,4 +1,4 @@
-"""Names on a real host (``twistd evolution`` in its own process, bots on raw sockets).
+"""Names on a real host (``twistd evolution`` in its own process, bots on raw sockets); one address's share.
 
 A name already taken by a player waiting, or of the host's form (ending in ``#`` and digits), gets
 ``#2``, ``#3``...; a bot that signs up with ``["sign-up", name]`` is told the name it got
@@ -9,13 +9,20 @@ The game is stored under the names given.
 from __future__ import annotations
 
 import json
+import select
 import socket
 import subprocess
 import sys
 
 import pytest
+from twisted.internet import reactor
+from twisted.internet.defer import ensureDeferred
+from twisted.internet.task import Clock
+from twisted.trial import unittest
 
+from evolution.net.client import play_remote
 from evolution.testing import HostProcess, free_port
+from tests.support.hosting import HonestSilly, log_lines, new_host, stored_tournament, until
 
 pytestmark = pytest.mark.slow
 
@@ -75,3 +82,62 @@ def test_in_seed_002_the_told_name_comes_with_ack(tmp_path):
     ])
     assert replies == [["ack", "Hello"], "ack", ["ack", "Hello#3"]]
     assert sorted(names) == ["Hello", "Hello#2", "Hello#3"]
+
+
+class OneAddressTests(unittest.TestCase):
+    """One address cannot crowd out the others (``--max-per-address``): an in-process host, real sockets."""
+
+    timeout = 120
+
+    async def test_three_hundred_sign_ups_from_one_address_take_only_its_share_and_the_honest_bots_play(self):
+        sybils, honest = 300, ["alpha", "bravo", "charlie", "delta"]
+        host = new_host(self, "--tournament", "knockout", "--max-per-address", "10", "--max-signups", "14",
+                        "--max-connections", "1000", "--players", "3-8")
+        lines = log_lines(self)
+        await host.ready()
+        crowd: list[socket.socket] = []
+        self.addCleanup(lambda: [connection.close() for connection in crowd])
+        for _ in range(sybils):  # all from 127.0.0.1: each signs up, then says nothing
+            connection = socket.create_connection(("127.0.0.1", host.port), timeout=10)
+            connection.sendall(b'"sybil"\n')
+            crowd.append(connection)
+            if len(crowd) % 20 == 0:  # the host (on this reactor) answers each ("ok", or "game full"); backlog 50
+                await until(lambda: answered(crowd[-20:]))
+        await until(lambda: sum(1 for line in lines if "answered 'game full'" in line or "holds 10" in line) >= 1
+                    and host.factory.by_address.get("127.0.0.1", 0) == 10)
+        clients = [ensureDeferred(play_remote(reactor, "127.0.0.1", host.port, name, HonestSilly(), retries=0,
+                                              bind=f"127.0.0.{k}"))
+                   for k, name in enumerate(honest, start=2)]
+        await until(lambda: host.tournaments.current is not None)
+        for connection in crowd:  # the crowd goes: its entrants fail, waiting, and the honest bots play it out
+            connection.close()
+        store, tournament, outcomes = await stored_tournament(self, host, clients)
+        self.assertEqual([o for o in outcomes if isinstance(o, Exception)], [])
+        entrants = {entrant.name: entrant for entrant in tournament.entrants}
+        self.assertEqual(len(entrants), 14)
+        self.assertEqual(sorted(name for name in entrants if not name.startswith("sybil")), honest)
+        self.assertEqual([e.name for e in tournament.entrants if e.winner and e.name not in honest], [])
+        self.assertTrue(any(e.winner for e in tournament.entrants))
+        capped = [line for line in lines if "as many as one address may (--max-per-address)" in line]
+        self.assertEqual(len(capped), 1, capped)  # said once, not once a refusal
+        self.assertIn("127.0.0.1 holds 10 connections", capped[0])
+
+
+def answered(connections: list[socket.socket]) -> bool:
+    """Whether the host has said something to every one of ``connections``."""
+    readable, _, _ = select.select(connections, [], [], 0)
+    return len(readable) == len(connections)
+
+
+def test_the_cap_holds_for_other_machines_by_default_and_for_every_address_once_given():
+    from evolution.net.signup import DEFAULT_MAX_PER_ADDRESS, SignupConfig, SignupFactory
+
+    class Open:
+        def attach(self, factory):
+            pass
+
+    by_default = SignupFactory(SignupConfig(), Open(), Clock())
+    assert by_default.cap_of("192.0.2.7") == by_default.cap_of("2001:db8::7") == DEFAULT_MAX_PER_ADDRESS
+    assert by_default.cap_of("127.0.0.1") is None and by_default.cap_of("::1") is None
+    given = SignupFactory(SignupConfig(max_per_address=5), Open(), Clock())
+    assert given.cap_of("127.0.0.1") == given.cap_of("192.0.2.7") == 5

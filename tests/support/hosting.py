@@ -39,7 +39,6 @@ def host_options(db: Path, *extra: str) -> Options:
     return options
 
 
-
 class HonestSilly(SillyPlayer):
     """The tests' honest bot: the reference strategy, and the course's rule where that strategy has no answer.
 
@@ -53,6 +52,7 @@ class HonestSilly(SillyPlayer):
         if self.me is not None and 0 < len(self.me.hand) < MIN_CARDS:
             return Action4(min(range(len(self.me.hand)), key=lambda i: card_order(self.me.hand[i])))
         return super().choose(before, after)
+
 
 class LocalHost:
     """The host's factory, runner and store, listening on a free loopback port."""

@@ -178,7 +178,7 @@ def _closed(connection: HostProtocol) -> None:
     """A connection of a game away that its worker closed: closed here, counted once."""
     if connection.state != CLOSED:
         connection.state = CLOSED
-        connection.factory.open_connections -= 1
+        connection.factory.closed(connection)
 
 
 def _close(descriptors: list[int]) -> None:

@@ -81,6 +81,12 @@ class Arrivals:
         self.clock = clock
         self.open_connections = 0
 
+    def opened(self, connection: HostProtocol) -> None:
+        self.open_connections += 1
+
+    def closed(self, connection: HostProtocol) -> None:
+        self.open_connections -= 1
+
 
 class ToHost:
     """A worker's ``Recording`` (``evolution.host.runner.recording``): a game's record and removals go to the host.
@@ -144,7 +150,7 @@ class WorkerSide(QuietAMP):
         connection = HostProtocol.arriving(seat["name"], self.arrivals)
         try:
             adopt(self.reactor, Handover.from_json(seat, fd), connection)
-            self.arrivals.open_connections += 1
+            self.arrivals.opened(connection)
         except OSError:  # the peer reset it on the way: a connection that is gone
             connection.state = CLOSED
         return connection
@@ -171,7 +177,7 @@ class WorkerSide(QuietAMP):
                 if connection.state != CLOSED and connection.connected and can_hand_over(connection):
                     handovers.append(connection.hand_over())
                     returned.append(index)
-                    self.arrivals.open_connections -= 1
+                    self.arrivals.closed(connection)
         report = {"id": game_id, "returned": returned, "seats": [handover.to_json() for handover in handovers],
                   "failed_after": list(outcome.failed_after) if outcome is not None else []}
         sent = self.callRemote(Back, report=report, descriptors=[h.fd for h in handovers])
