@@ -2,10 +2,13 @@
 
 Offers ``BoundedSite(resource, max_connections, timeout, budget)``, the
 ``twisted.web`` site of the web view (at most ``max_connections`` at once,
-one more answered 503; idle ones closed after ``timeout`` seconds; no access
-log), ``PacedChannel``, its HTTP/1.1 connection (pipelined requests read
-only as fast as answers are taken), and ``CPUBudget``, what its process may
-spend (a share of a core beyond a burst; ``CPU_SHARE``, ``CPU_BURST``).
+and a quarter of them from one address, one more answered 503; idle ones
+closed after ``timeout`` seconds; no access log), ``PacedChannel``, its
+HTTP/1.1 connection (a request's headers must arrive within
+``HEADERS_LIMIT`` seconds of its first byte, else the connection is cut;
+pipelined requests read only as fast as answers are taken), and
+``CPUBudget``, what its process may spend (a share of a core beyond a burst;
+``CPU_SHARE``, ``CPU_BURST``).
 
 Why each bound, and what a connection holds at most: docs/web-view.md,
 "Inside the web view".
@@ -14,6 +17,7 @@ Why each bound, and what a connection holds at most: docs/web-view.md,
 from __future__ import annotations
 
 import time
+from collections import Counter
 from typing import Any, Callable
 
 from twisted.internet.protocol import Protocol
@@ -22,7 +26,10 @@ from twisted.web.http import HTTPChannel
 from twisted.web.server import Request, Site
 
 MAX_CONNECTIONS = 256
+ADDRESS_SHARE = 4  # one address holds at most 1/ADDRESS_SHARE of the connections (64 of 256)
 IDLE_TIMEOUT = 60.0
+HEADERS_LIMIT = 10.0  # seconds from a request's first byte (the first request's: from the connection) to its headers
+LATE_NOTE_EVERY = 60.0  # seconds between log lines saying connections were cut for slow headers
 STALL_LIMIT = 30.0
 CPU_SHARE = 0.05  # of one core, over time: the web view's own process
 CPU_BURST = 0.25  # seconds of CPU it may spend at once, above its share (a page and its answers)
@@ -39,6 +46,34 @@ class PacedChannel(HTTPChannel):
 
     _holding = False
     _stall: Any = None
+    _headers_due: Any = None
+
+    def connectionMade(self) -> None:
+        super().connectionMade()
+        self._expect_headers()
+
+    def dataReceived(self, data: bytes) -> None:
+        if data and self._headers_due is None and not self._handlingRequest:  # a new request begins
+            self._expect_headers()
+        super().dataReceived(data)
+
+    def allHeadersReceived(self) -> None:
+        if self._headers_due is not None and self._headers_due.active():
+            self._headers_due.cancel()
+        self._headers_due = None
+        super().allHeadersReceived()
+
+    def _expect_headers(self) -> None:
+        self._headers_due = self.callLater(HEADERS_LIMIT, self._headers_late)
+
+    def _headers_late(self) -> None:
+        """A request's headers took too long (a slow client, or slowloris): the connection is cut."""
+        self._headers_due = None
+        if self.transport is not None:
+            site = getattr(self, "site", None)
+            if isinstance(site, BoundedSite):
+                site.cut()
+            self.transport.abortConnection()
 
     def requestDone(self, request: Any) -> None:
         if not (self.persistent and self._waitingForTransport):
@@ -72,12 +107,13 @@ class PacedChannel(HTTPChannel):
             self.transport.abortConnection()
 
     def connectionLost(self, reason: Any = None) -> None:
-        if self._stall is not None and self._stall.active():
-            self._stall.cancel()
+        for call in (self._stall, self._headers_due):
+            if call is not None and call.active():
+                call.cancel()
         super().connectionLost(reason)
         site = getattr(self, "site", None)
         if isinstance(site, BoundedSite):
-            site.open_connections -= 1
+            site.closed(getattr(self.transport.getPeer(), "host", None) if self.transport is not None else None)
 
 
 class CPUBudget:
@@ -145,8 +181,12 @@ class BoundedSite(Site):
         if budget is not None:
             self.requestFactory = BudgetedRequest
         self.max_connections = max_connections
+        self.per_address = max(1, max_connections // ADDRESS_SHARE)
         self.open_connections = 0
+        self.by_address: Counter[str] = Counter()
         self.turned_away = 0
+        self.headers_late = 0  # connections cut because a request's headers took too long
+        self._late_noted = -LATE_NOTE_EVERY
 
     def held(self) -> None:
         """A request waits for the budget: counted, and said at most every ``HELD_NOTE_EVERY`` seconds."""
@@ -162,8 +202,25 @@ class BoundedSite(Site):
         """No line per request (a flood of requests would be a flood of lines in the host's log)."""
 
     def buildProtocol(self, addr: Any) -> Any:
-        if self.open_connections >= self.max_connections:
+        address = getattr(addr, "host", None)
+        if self.open_connections >= self.max_connections or self.by_address[address] >= self.per_address:
             self.turned_away += 1
             return _TooMany()
         self.open_connections += 1
+        self.by_address[address] += 1
         return super().buildProtocol(addr)
+
+    def closed(self, address: str | None) -> None:
+        self.open_connections -= 1
+        self.by_address[address] -= 1
+        if self.by_address[address] <= 0:
+            del self.by_address[address]
+
+    def cut(self) -> None:
+        """A connection cut for slow headers: counted, and said at most every ``LATE_NOTE_EVERY`` seconds."""
+        self.headers_late += 1
+        now = self.reactor.seconds()
+        if now >= self._late_noted + LATE_NOTE_EVERY:
+            self._late_noted = now
+            log.info("the web view cut a connection whose request headers took more than {limit:g} s (a slow "
+                     "client, or an attack): {count} so far", limit=HEADERS_LIMIT, count=self.headers_late)

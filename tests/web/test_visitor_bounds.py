@@ -19,7 +19,7 @@ from twisted.logger import capturedLogs
 from twisted.trial import unittest
 from twisted.web.resource import Resource
 
-from evolution.web.visitor_bounds import BoundedSite, CPUBudget
+from evolution.web.visitor_bounds import HEADERS_LIMIT, BoundedSite, CPUBudget
 from tests.support.hosting import until
 
 
@@ -138,3 +138,75 @@ class BudgetedSiteTests(unittest.TestCase):
         self.assertEqual(said[0], [f"{line} (1 so far)"])
         self.assertEqual(said[1], said[0])  # 10 s later: nothing more
         self.assertEqual(said[2], [f"{line} (1 so far)", f"{line} (3 so far)"])
+
+
+async def connect(port: int, bind: str = "127.0.0.1") -> Reader:
+    reader = Reader()
+    await connectProtocol(TCP4ClientEndpoint(reactor, "127.0.0.1", port, bindAddress=(bind, 0)), reader)
+    return reader
+
+
+class SlowClientTests(unittest.TestCase):
+    """Slowloris: many connections that send a request's headers a byte at a time, from one address."""
+
+    timeout = 60
+
+    async def serve(self) -> tuple[Clock, BoundedSite, int]:
+        clock = Clock()  # the site's timers (the headers' limit); the connections are real
+        site = BoundedSite(Counted(), reactor=clock)
+        port = await TCP4ServerEndpoint(reactor, 0, interface="127.0.0.1").listen(site)
+        self.addCleanup(port.stopListening)
+        return clock, site, port.getHost().port
+
+    def closing(self, readers: list[Reader]) -> None:
+        self.addCleanup(lambda: [reader.transport.loseConnection() for reader in readers if not reader.lost])
+
+    async def test_a_requests_headers_must_arrive_within_the_limit_of_its_first_byte(self) -> None:
+        clock, site, port = await self.serve()
+        slow, prompt = await connect(port), await connect(port)
+        self.closing([slow, prompt])
+        slow.transport.write(b"GET /x HTTP/1.1\r\nHo")
+        prompt.transport.write(REQUEST)
+        await until(lambda: b"answer 1" in prompt.received)
+        with capturedLogs() as events:
+            clock.advance(HEADERS_LIMIT - 0.1)
+            slow.transport.write(b"s")  # a byte now and then buys no time
+            clock.advance(0.2)
+            await until(lambda: slow.lost)
+        self.assertEqual(slow.received, b"")
+        self.assertEqual(site.headers_late, 1)
+        said = [e["log_format"].format(**e) for e in events if "headers took" in e.get("log_format", "")]
+        self.assertEqual(said, ["the web view cut a connection whose request headers took more than 10 s (a slow "
+                                "client, or an attack): 1 so far"])
+        self.assertFalse(prompt.lost)  # an idle keep-alive connection waits for its next request: no limit
+        clock.advance(HEADERS_LIMIT * 3)
+        self.assertFalse(prompt.lost)
+        timers = len(clock.getDelayedCalls())
+        prompt.transport.write(b"GET /x HTTP/1.1\r\n")  # its next request has the limit again, from its first byte
+        await until(lambda: len(clock.getDelayedCalls()) == timers + 1)
+        clock.advance(HEADERS_LIMIT + 0.1)
+        await until(lambda: prompt.lost)
+        self.assertEqual(site.headers_late, 2)
+
+    async def test_honest_requests_are_answered_while_four_hundred_slow_connections_come_from_one_address(self):
+        clock, site, port = await self.serve()
+        crowd = []
+        self.closing(crowd)
+        for _ in range(400):
+            reader = await connect(port, "127.0.0.2")
+            reader.transport.write(b"GET /x HTTP/1.1\r\nHost: a")
+            crowd.append(reader)
+        await until(lambda: sum(1 for reader in crowd if reader.lost) == 400 - site.per_address)
+        self.assertEqual(site.by_address["127.0.0.2"], site.per_address)  # a quarter of the 256 slots
+        refused = [reader for reader in crowd if reader.lost]
+        self.assertTrue(all(reader.received.startswith(b"HTTP/1.1 503") for reader in refused))
+        honest = [await connect(port) for _ in range(20)]
+        self.closing(honest)
+        for reader in honest:
+            reader.transport.write(REQUEST)
+        await until(lambda: all(b"answer" in reader.received for reader in honest))
+        self.assertTrue(all(reader.received.startswith(b"HTTP/1.1 200") for reader in honest))
+        clock.advance(HEADERS_LIMIT)  # the slow ones held their slots no longer than the limit
+        await until(lambda: all(reader.lost for reader in crowd))
+        self.assertEqual(site.headers_late, site.per_address)
+        self.assertNotIn("127.0.0.2", site.by_address)
