@@ -16,6 +16,7 @@ Why, and how no write is lost: docs/store.md, "Inside the store".
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -101,10 +102,7 @@ class StoreWriter:
         self.path.with_name(self.path.name + ".pending.new").unlink(missing_ok=True)
         problem = journal.reserve_room()
         if problem is not None:
-            log.warn(
-                "could not reserve {size} MiB for the journal {journal} ({problem}): with the disk full, finished"
-                " games may wait in memory only", size=self.reserve // 2**20, journal=self.journal_path, problem=problem,
-            )
+            raise StoreError(self._no_reserve(problem))
         store = ResultsStore(connect(self.path, self.busy_timeout_ms), self.path)
         try:
             keeper = Keeper(lambda: store, journal, _log_line, self.rejected_path)
@@ -116,6 +114,20 @@ class StoreWriter:
             raise StoreError(f"cannot use the results database {self.path}: {error}") from None
         finally:
             store.close()
+
+    def _no_reserve(self, problem: str) -> str:
+        """Why the host does not start where the journal's reserve cannot be had, and what to do."""
+        try:
+            stats = os.statvfs(self.journal_path.parent)
+            free = stats.f_bavail * stats.f_frsize
+        except OSError:
+            free = 0
+        fits = free // 2**20 // 2  # half of what is free: the database needs room too
+        advice = (f", or give --journal-reserve {fits} (MiB, each about 50 games of 8 players)" if fits >= 1
+                  else ": that disk is full")
+        return (f"cannot reserve {self.reserve / 2**20:g} MiB for the journal {self.journal_path} ({problem}; "
+                f"{free / 2**20:.1f} MiB free there): with the disk full, finished games could be lost. Free some "
+                f"room there{advice}")
 
     # -- ids --------------------------------------------------------------------------------
 

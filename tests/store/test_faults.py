@@ -11,7 +11,9 @@ could block it as it blocks the host).
 
 from __future__ import annotations
 
+import os
 import signal
+import subprocess
 import time
 from pathlib import Path
 
@@ -23,7 +25,7 @@ from evolution.games.evolution.rules.silly import SillyPlayer
 from evolution.net.client import play_remote
 from evolution.store.journal import held as journal_held
 from evolution.store.results_store import ResultsStore
-from evolution.testing import HostProcess, free_port
+from evolution.testing import HostProcess, free_port, twistd_command
 from tests.support.disks import fill, freeze, loop_ext4, small_tmpfs, thaw
 from tests.support.hosting import until
 from tests.support.webhosting import get
@@ -142,3 +144,35 @@ class HungDiskTests(FaultCase):
         await self.restart(db)
         self.assertEqual([(game.id, game.outcome) for game in stored_games(db)],
                          [(k, "finished") for k in (1, 2, 3)])
+
+
+class SmallDiskTests(FaultCase):
+    """Where the journal's reserve cannot be had, the host does not start: before a game, one line says why."""
+
+    async def refused(self, disk: Path, *options: str) -> str:
+        """What ``twistd evolution`` on ``disk`` says on standard error as it refuses to start (status 1)."""
+        command = [*twistd_command(), "--nodaemon", "--pidfile=", "--logfile=-", "evolution", "--port",
+                   f"tcp:{free_port()}:interface=127.0.0.1", "--db", str(disk / "results.sqlite"), *GAMES, *options]
+        done = await threads.deferToThread(subprocess.run, command, capture_output=True, text=True, timeout=120,
+                                           stdin=subprocess.DEVNULL)
+        self.assertEqual(done.returncode, 1, done.stderr)
+        self.assertEqual(len(done.stderr.splitlines()), 1, done.stderr)
+        return done.stderr
+
+    async def test_a_disk_smaller_than_the_reserve_is_refused_before_a_game_is_played(self) -> None:
+        disk = small_tmpfs(self, 8)
+        log = await self.refused(disk)
+        self.assertIn(f"cannot reserve 16 MiB for the journal {disk / 'results.sqlite.pending'} (No space left on "
+                      "device;", log)
+        self.assertIn("with the disk full, finished games could be lost. Free some room there, or give "
+                      "--journal-reserve 4 (MiB, each about 50 games of 8 players)", log)
+        self.assertFalse((disk / "results.sqlite").exists())
+
+    async def test_a_nearly_full_disk_is_refused_too_and_a_reserve_that_fits_starts(self) -> None:
+        disk = small_tmpfs(self, 40)
+        filler = fill(disk)
+        os.truncate(filler, filler.stat().st_size - 6 * 2**20)  # 6 MiB left
+        self.assertIn("or give --journal-reserve 3 (MiB", await self.refused(disk))
+        host = await self.start_host(disk / "results.sqlite", "--journal-reserve", "3")
+        await self.play(host, 1)
+        await until(lambda: len(stored_games(disk / "results.sqlite")) == 1, interval=0.05)
