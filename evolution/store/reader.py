@@ -63,6 +63,11 @@ class StoreReader:
         return len(self._calls)
 
     @property
+    def pid(self) -> int | None:
+        """The read process's id, while it runs."""
+        return self._child.pid if self._child is not None else None
+
+    @property
     def started(self) -> bool:
         """Whether the read process runs."""
         return self._child is not None

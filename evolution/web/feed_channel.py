@@ -58,16 +58,26 @@ class Tournaments(amp.Command):
     response = [(b"tournaments", JSONValue())]
 
 
+class Serving(amp.Command):
+    """The web process to the host: it answers now (its first page has been drawn); the host says so."""
+
+    arguments: list = []
+    response: list = []
+
+
 # -- the host's end ------------------------------------------------------------------------
 
 
 class FeedServer(ChildChannel):
     """Answers a web process from the host's feed; gathers what changed between its polls."""
 
-    def __init__(self, feed: Any, lost: Callable[[], None] = lambda: None) -> None:
+    def __init__(
+        self, feed: Any, lost: Callable[[], None] = lambda: None, serving: Callable[[], None] = lambda: None
+    ) -> None:
         super().__init__()
         self.feed = feed
         self.lost = lost
+        self.serving = serving
         self.running: dict[int, int | None] = {}
         self._over: deque[GameRecord] = deque(maxlen=OVER_KEPT)  # over since the last poll
         self._changes = self._empty()
@@ -107,6 +117,11 @@ class FeedServer(ChildChannel):
             "tournaments": sorted(changes["tournaments"]),
             "stored": sorted(changes["stored"].items()),
         }}
+
+    @Serving.responder
+    def answers(self) -> dict:
+        self.serving()
+        return {}
 
     @Running.responder
     def games(self) -> Deferred:

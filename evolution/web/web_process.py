@@ -4,8 +4,9 @@ Offers ``WebProcessService`` (the host's side: a service of ``twistd
 evolution --web`` when games are played in worker processes; it has the
 port, starts the process, hands it the listening socket and starts another
 after ``RESTART_DELAY`` seconds if it dies) and ``main`` (``python -m
-evolution.web.web_process CONFIG``, the web view's process, at
-``WEB_NICENESS``).
+evolution.web.web_process CONFIG``, the web view's process: at the host's
+priority until it answers, then at ``WEB_NICENESS``; the host says where it is
+served once it answers).
 
 What the process reads, how it is bounded, and how long it stays up:
 docs/web-view.md, "Inside the web view"; the figures: docs/performance.md,
@@ -71,7 +72,7 @@ class WebProcessService(service.Service):
         from evolution.web.feed_channel import FeedServer
 
         fd, family = self.listening
-        self.channel = FeedServer(self.feed)
+        self.channel = FeedServer(self.feed, serving=self._serving)
         self.process = ChildProcess(
             self.reactor, "web view", "evolution.web.web_process", [json.dumps({**self.config, "family": family})],
             channel=self.channel, descriptors={LISTEN_FD: fd},
@@ -79,8 +80,13 @@ class WebProcessService(service.Service):
         self.process.start()
         self.ended = self.process.ended
         self.ended.addCallback(self._ended, self.process)
-        log.info("the web view is served by process {pid} on {endpoint}", pid=self.process.pid,
-                 endpoint=self.description)
+        log.info("starting the web view's process {pid}", pid=self.process.pid)
+
+    def _serving(self) -> None:
+        """The web process answers (it has drawn its first page): now the host says where."""
+        if self.process is not None:
+            log.info("the web view is served by process {pid} on {endpoint}", pid=self.process.pid,
+                     endpoint=self.description)
 
     def _ended(self, _status: int, process: ChildProcess) -> None:
         self.process = None
@@ -108,11 +114,15 @@ class WebProcessService(service.Service):
 
 
 def main(argv: list[str] | None = None) -> None:
-    """The web view's process (docs/web-view.md, "Inside the web view")."""
-    os.nice(WEB_NICENESS)
+    """The web view's process (docs/web-view.md, "Inside the web view").
+
+    It starts at the host's priority, and steps back to ``WEB_NICENESS`` (its read process too) once it has
+    drawn its first page and said so (``Serving``): its start (imports, the read process, the store's first
+    read: a second of CPU or so) would take a minute at that niceness on a machine whose cores are busy.
+    """
     from twisted.internet import reactor
 
-    from evolution.web.feed_channel import FeedClient
+    from evolution.web.feed_channel import FeedClient, Serving
     from evolution.web.service import WebApp
     from evolution.web.visitor_bounds import BoundedSite, CPUBudget
 
@@ -125,9 +135,25 @@ def main(argv: list[str] | None = None) -> None:
     assert isinstance(app.site, BoundedSite)
     app.start()
     adopt_listening(reactor, LISTEN_FD, config["family"], config["endpoint"], app.site)
+
+    def answering(_: Any) -> Any:
+        step_back(app.reader.pid)
+        return feed.callRemote(Serving)
+
+    reactor.callWhenRunning(lambda: app.view.overview().addBoth(answering).addErrback(lambda _: None))
     feed.gone.addCallback(lambda _: reactor.stop() if reactor.running else None)  # the host is gone
     reactor.addSystemEventTrigger("before", "shutdown", app.stop)
     reactor.run()
+
+
+def step_back(reader: int | None) -> None:
+    """This process, and its read process (``reader``, if running), at ``WEB_NICENESS``: after the games."""
+    os.nice(WEB_NICENESS)
+    if reader is not None:
+        try:
+            os.setpriority(os.PRIO_PROCESS, reader, os.getpriority(os.PRIO_PROCESS, 0))
+        except OSError:  # gone meanwhile: its next one is started at this niceness
+            pass
 
 
 if __name__ == "__main__":

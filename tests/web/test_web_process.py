@@ -228,3 +228,26 @@ def test_the_web_view_stays_up_after_the_last_game_for_linger_seconds(host):
     status, body = host.get("/api/games/1/replay")
     assert status == 200 and json.loads(body)["reproduced"], (status, body)
     assert host.process.wait(timeout=30) == 0
+
+
+FIRST_PAGE_BOUND = 10.0  # seconds from the host's line to the first page, on a machine whose cores are busy
+
+
+def niceness(pid: int) -> int:
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[16])
+
+
+def test_the_host_says_where_the_web_view_is_once_it_answers_and_it_answers_at_once(host):
+    host = host("--players", "3-3")
+    deadline = time.monotonic() + 120
+    while "the web view is served by process" not in (text := host.log.read_text() if host.log.is_file() else ""):
+        assert time.monotonic() < deadline and host.process.poll() is None, "the host never said where its web view is"
+        time.sleep(0.05)
+    announced = time.monotonic()
+    for path in ("/", "/api/overview"):
+        status, _ = host.get(path)
+        assert status == 200, (path, status)
+    assert time.monotonic() - announced < FIRST_PAGE_BOUND
+    assert text.index("starting the web view's process") < text.index("the web view is served by process")
+    web = int(re.search(r"the web view is served by process (\d+)", text).group(1))
+    assert niceness(web) == niceness(host.process.pid) + 10  # after the games, now that it answers
