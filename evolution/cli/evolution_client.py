@@ -38,7 +38,7 @@ from twisted.internet.task import deferLater, react
 
 from evolution.cli.arguments import ArgumentParser, add_game, seconds, whole_number
 from evolution.games import DEFAULT_GAME, GAME_NAMES, Game, game
-from evolution.net.client import ClientError, play_remote
+from evolution.net.client import RECONNECT_DELAY, ClientError, play_remote
 from evolution.text import escape, plural, quoted
 
 
@@ -106,6 +106,12 @@ def parser() -> ArgumentParser:
     )
     p.add_argument("--retries", type=retry_count, default=3,
                    help="retries of a refused connection, 2 s apart (default 3)")
+    p.add_argument("--reconnect", type=retry_count, default=0, metavar="TRIES",
+                   help="when the host hangs up or goes away, sign up again, a line each try, until it does not take "
+                   "the bot back (\"game full\") or TRIES tries in a row cannot reach it: a host restarted with "
+                   "--resume takes its tournament's entrants back (default 0: end when the host hangs up)")
+    p.add_argument("--reconnect-delay", type=seconds(0.1, 600), default=RECONNECT_DELAY, metavar="SECONDS",
+                   help=f"seconds between those tries (default {RECONNECT_DELAY:g})")
     p.add_argument("--tls", action="store_true", help="connect over TLS; trust the host's certificate only if the "
                    "system's authorities do (or --ca does)")
     p.add_argument("--ca", metavar="FILE", help="connect over TLS, trusting the PEM certificate in FILE (e.g. the "
@@ -118,6 +124,17 @@ def parser() -> ArgumentParser:
                    + "; default: the game's first, the course's)")
     p.add_argument("--quiet", action="store_true", help="print nothing when the game ends normally")
     return p
+
+
+def said(label: str) -> None:
+    """The client's own lines (a connection retried, a reconnection tried) on standard error, after ``label``."""
+    from twisted.logger import formatEvent, globalLogBeginner
+
+    def observe(event: dict) -> None:
+        if event.get("log_namespace") == "evolution.net.client":
+            print(f"{label}: {escape(formatEvent(event))}", file=sys.stderr, flush=True)
+
+    globalLogBeginner.beginLoggingTo([observe], redirectStandardIO=False)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -148,13 +165,15 @@ def main(argv: list[str] | None = None) -> None:
             print(f"{label}: {error}", file=sys.stderr)
             raise SystemExit(1) from None
 
+    said(label)
+
     async def run(reactor: Any) -> None:
         nonlocal player
         if args.think:
             player = Thinking(player, args.think, reactor)
         game = ensureDeferred(play_remote(
             reactor, args.host, args.port, args.name, player, args.retries, tls=tls, dialect=args.dialect,
-            game=args.game,
+            game=args.game, reconnect=args.reconnect, reconnect_delay=args.reconnect_delay,
         ))
         reactor.addSystemEventTrigger("before", "shutdown", game.cancel)  # a signal stops the game, not just the loop
         try:

@@ -6,7 +6,8 @@ player, game, dialect)`` (the conversation a dialect holds for a player),
 ``play_remote(reactor,
 host, port, name, player, game=..., dialect=...)``, which connects (retrying
 a refused connection, not a name that does not resolve; over TLS when given
-``tls``, the settings ``evolution.net.endpoints.client_tls`` makes) and
+``tls``, the settings ``evolution.net.endpoints.client_tls`` makes; with
+``reconnect``, signing up again after the host hangs up or goes away) and
 returns the ``ClientOutcome``, and the errors a client can end with.
 Cancelling the game (``ensureDeferred(play_remote(...)).cancel()``) hangs up.
 
@@ -41,6 +42,7 @@ from evolution.net.json_protocol import JSONStreamProtocol
 
 log = Logger()
 
+RECONNECT_DELAY = 5.0  # seconds between a hang-up and signing up again (``play_remote(reconnect=...)``)
 NO_REPLY = object()
 """What a conversation answers to a message that needs no reply."""
 
@@ -68,6 +70,10 @@ class Refused(ClientError):
     """The host did not take the sign-up (e.g. "game full")."""
 
 
+class Unreachable(ClientError):
+    """The host could not be reached: its name does not resolve, or nothing listens at its port."""
+
+
 @dataclass
 class ClientOutcome:
     """How a client's games went, as far as the client can tell."""
@@ -78,6 +84,13 @@ class ClientOutcome:
     scores: list[tuple[int, int]] | None = None  # the last score message, if the host sends them
     games: int = 0  # games over, where the dialect tells (score messages, game results)
     won: bool | None = None  # where the dialect tells a tournament's end
+    connections: int = 1  # with reconnect: how many times it signed up
+
+    def followed_by(self, later: ClientOutcome) -> ClientOutcome:
+        """This outcome and a later connection's, as one."""
+        return ClientOutcome(self.name, self.turns + later.turns, self.messages + later.messages,
+                             later.scores if later.scores is not None else self.scores, self.games + later.games,
+                             later.won, self.connections + later.connections)
 
 
 class ClientProtocol(JSONStreamProtocol):
@@ -184,20 +197,52 @@ async def play_remote(
     dialect: str | None = None,
     game: str = DEFAULT_GAME,
     bind: str | None = None,
+    reconnect: int = 0,
+    reconnect_delay: float = RECONNECT_DELAY,
 ) -> ClientOutcome:
     """Connect (over TLS with ``tls``; from the local address ``bind``, if given), sign up as ``name`` and play
-    ``game`` until the host hangs up."""
+    ``game`` until the host hangs up.
+
+    With ``reconnect``, sign up again when the host hangs up (or went away: a host killed mid-tournament and
+    started again with ``--resume`` takes its entrants back), ``reconnect_delay`` seconds later, a line each try,
+    until the host does not take the bot back ("game full": nothing for it to play), the dialect says the
+    tournament is over, or ``reconnect`` tries in a row could not reach it. The outcome counts every connection's
+    games.
+    """
     game_named(game).dialect(dialect or game_named(game).dialects[0])  # an unknown game or dialect fails here
+    outcome = await _play_once(reactor, host, port, name, player, retries, retry_delay, tls, dialect, game, bind)
+    misses = 0
+    while misses < reconnect and outcome.won is None:  # a tournament's end, where the dialect tells it, is the end
+        misses += 1
+        log.info("{name}: the host hung up; signing up again in {delay:g} s (try {k} of {n})", name=name,
+                 delay=reconnect_delay, k=misses, n=reconnect)
+        await deferLater(reactor, reconnect_delay, lambda: None)
+        try:
+            again = await _play_once(reactor, host, port, name, player, 0, retry_delay, tls, dialect, game, bind)
+        except Refused as error:
+            log.info("{name}: the host does not take it back ({error}); done", name=name, error=str(error))
+            break
+        except Unreachable:
+            continue
+        outcome, misses = outcome.followed_by(again), 0
+    return outcome
+
+
+async def _play_once(
+    reactor: Any, host: str, port: int, name: str, player: Any, retries: int, retry_delay: float, tls: Any,
+    dialect: str | None, game: str, bind: str | None,
+) -> ClientOutcome:
+    """One connection: connect (retrying a refused one ``retries`` times), sign up, play until hung up."""
     factory = Factory.forProtocol(lambda: ClientProtocol(conversation(name, player, game, dialect)))
     for attempt in range(retries + 1):
         try:
             protocol = await _connect(reactor, host, port, factory, tls, bind)
             break
         except DNSLookupError as error:  # not a refusal: no use retrying
-            raise ClientError(f"cannot connect to {host}:{port}: {error}") from None
+            raise Unreachable(f"cannot connect to {host}:{port}: {error}") from None
         except ConnectError as error:
             if attempt == retries:
-                raise ClientError(f"cannot connect to {host}:{port}: {error}") from None
+                raise Unreachable(f"cannot connect to {host}:{port}: {error}") from None
             log.info("cannot connect to {host}:{port}; retrying in {delay:g} s", host=host, port=port, delay=retry_delay)
             await deferLater(reactor, retry_delay, lambda: None)
     return await protocol.done
