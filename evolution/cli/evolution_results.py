@@ -109,7 +109,12 @@ COLUMNS = {"knockout": ("   reached  place  score", _knockout_columns),
 
 def format_tournament(tournament: TournamentRecord) -> str:
     """``--tournament ID``: the header, each round's summary, the standings with what ranks them."""
-    lines = [format_tournament_line(tournament), ""]
+    lines = [format_tournament_line(tournament)]
+    lines += [f"  interrupted in round {r.round}, resumed {escape(r.resumed_at)} (twistd evolution --resume)"
+              for r in tournament.resumptions]
+    if tournament.status == "interrupted":
+        lines.append(f"  interrupted: twistd evolution --resume {tournament.id} goes on with it")
+    lines.append("")
     for round in tournament.rounds:
         games = ", ".join(f"#{game}" for game in round.games)
         lines.append(f"  round {round.round}: {escape(round.summary)}  (games {games or '-'})")

@@ -221,6 +221,10 @@ class Options(usage.Options):
         ["dialect", None, None, "the protocol's dialect (default: the game's first, the course's): "
          + "; ".join(f"{name} {', '.join(game(name).dialects)}" for name in GAME_NAMES)
          + " (evolution's seed002: tagged messages, \"ack\", the scores to every player at the end)"],
+        ["resume", None, None, "go on with an interrupted tournament of --db: ID, or last (the default when --resume "
+         "is given alone); its format, players, rounds, seed, game and time limit are the stored ones; its "
+         "entrants sign up again by name (evolution-client --reconnect does) within --signup-window times "
+         "--signup-periods seconds"],
         ["web", None, None, "serve the live web view on this endpoint too, e.g. tcp:8080:interface=127.0.0.1 (in a"
          " process of its own when --workers is above 0)"],
         _seconds("linger", "with --web: after the last game (--games) or tournament (--tournaments), keep the web view"
@@ -261,6 +265,16 @@ class Options(usage.Options):
         print(f"twistd evolution (evolution-host) {__version__}; Twisted {twisted.__version__}, Python "
               f"{sys.version.split()[0]}")
         raise SystemExit(0)
+
+    def parseOptions(self, options: list[str] | None = None) -> None:
+        """As usage.Options does; a bare ``--resume`` (no ID after it) means the last interrupted tournament."""
+        if options is not None:
+            options = list(options)
+            for index, option in enumerate(options):
+                if option == "--resume" and (index + 1 == len(options) or options[index + 1].startswith("-")):
+                    options.insert(index + 1, "last")
+                    break
+        super().parseOptions(options)
 
     def postOptions(self) -> None:
         if self["game"] not in GAME_NAMES:
@@ -340,6 +354,9 @@ class Options(usage.Options):
         if self["ladder"]:
             self._check_ladder()
             return
+        if self["resume"] is not None:
+            self._check_resume()
+            return
         if mode is None:
             given = [name for name in TOURNAMENT_ONLY if self[name] not in (None, WHOLE_NUMBERS[name][0])]
             if given:
@@ -371,6 +388,28 @@ class Options(usage.Options):
             self["rounds"] = SWISS_ROUNDS
         if self["signup-window"] is None:
             self["signup-window"] = SIGNUP_WINDOW["tournament"]
+
+    def _check_resume(self) -> None:
+        which = self["resume"]
+        if which != "last" and not (which.isdigit() and int(which) >= 1):
+            raise usage.UsageError(f"--resume takes a tournament's id or last, not {_quote(which)}")
+        for clash in ("tournament", "games", "rounds"):
+            if self[clash] is not None:
+                raise usage.UsageError(f"--{clash} does not go with --resume: the tournament keeps its own")
+        if self["signup-window"] is None:
+            self["signup-window"] = SIGNUP_WINDOW["tournament"]
+
+    def resumed(self, stored: dict[str, Any]) -> None:
+        """Take the settings of the tournament to resume (``StoredTournament.options``) over the defaults."""
+        chosen = game(stored["game"])
+        self.update({key: value for key, value in stored.items() if value is not None})
+        if stored.get("timeout") is None:
+            self["timeout"] = chosen.default_timeout
+        if stored.get("dialect") is None:
+            self["dialect"] = chosen.dialects[0]
+        if stored.get("setup") is None:
+            self["setup"] = chosen.setup({})
+        self["signup-timeout"] = chosen.dialect(self["dialect"]).signup.timeout or SIGNUP_TIMEOUT
 
     @staticmethod
     def _check_port(option: str, description: str) -> None:

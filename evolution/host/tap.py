@@ -30,7 +30,7 @@ from twisted.logger import Logger
 from evolution.host.log_lines import LoggedApplication
 from evolution.host.options import STARTUP_STATUS, Options, StartupError, TwistdOptions, fail
 from evolution.host.runner.memory import GC_YOUNG, settle_memory
-from evolution.host.wiring import LobbyService, StoreService, allow_open_files, build_host, open_store
+from evolution.host.wiring import LobbyService, StoreService, allow_open_files, build_host, open_store, to_resume
 from evolution.net.endpoints import ListeningService, server_endpoint
 
 __all__ = ["GC_YOUNG", "Options", "TwistdOptions", "makeService", "settle_memory"]
@@ -80,12 +80,13 @@ def makeService(options: Options, reactor: Any = None) -> service.MultiService:
         from twisted.internet import reactor
     try:
         writer = open_store(options["db"], reactor, options["journal-reserve"])
+        resume = to_resume(options)
     except StartupError as error:
         fail(str(error), STARTUP_STATUS)
     allow_open_files(options["max-connections"])
     top = LoggedApplication(options.parent)  # twistd's log, its lines made cheaply
     stop = _at_the_end(reactor, options["web"] is not None, options["linger"])
-    host = build_host(options, writer, reactor, stop)
+    host = build_host(options, writer, reactor, stop, resume)
     StoreService(writer, reactor, host.runner).setServiceParent(top)
     echo = not log_shown_on_stderr(options.parent)
     lobby = LobbyService(host.factory, host.runner, stop)

@@ -27,6 +27,7 @@ from twisted.internet.defer import succeed
 from twisted.logger import Logger
 
 from evolution.host.modes.ladder_mode import LadderService, kept_standings
+from evolution.host.modes.resumption import NotResumable, StoredTournament, load_interrupted
 from evolution.host.modes.tournament_mode import TournamentService
 from evolution.host.modes.tournament_run import TournamentSettings
 from evolution.host.options import Options, StartupError, TwistdOptions, from_options
@@ -100,7 +101,10 @@ class Host(NamedTuple):
     ladder: LadderService | None = None
 
 
-def build_host(options: Options, writer: StoreWriter, clock: Any, stop: Callable[[], None] | None = None) -> Host:
+def build_host(
+    options: Options, writer: StoreWriter, clock: Any, stop: Callable[[], None] | None = None,
+    resume: StoredTournament | None = None,
+) -> Host:
     """The sign-up factory, game runner and (with ``--tournament``, ``--ladder``) its service, not yet listening.
 
     With ``--workers N`` above 0 the runner plays its games in N worker
@@ -125,6 +129,7 @@ def build_host(options: Options, writer: StoreWriter, clock: Any, stop: Callable
             writer,
             options["tournaments"],
             stop,
+            resume,
         )
         policy = tournaments.policy
     ladder = None
@@ -145,6 +150,18 @@ def _runner(settings: GameSettings, config: SignupConfig, writer: StoreWriter, c
     return PooledRunner.in_host(settings, writer, clock, workers, lambda number: worker_config(settings, config, number))
 
 
+def to_resume(options: Options) -> StoredTournament | None:
+    """With ``--resume``: the interrupted tournament, its settings taken into ``options``; ``StartupError`` if none."""
+    if options["resume"] is None:
+        return None
+    try:
+        stored = load_interrupted(options["db"], options["resume"])
+    except NotResumable as error:
+        raise StartupError(str(error)) from None
+    options.resumed(stored.options())
+    return stored
+
+
 def open_store(path: str, reactor: Any, reserve_mib: int = RESERVE_MIB) -> StoreWriter:
     """The store writer on ``path``, its journal applied; tournaments a killed host left running marked."""
     writer = StoreWriter(path, reactor, reserve=reserve_mib * 2**20)
@@ -153,7 +170,8 @@ def open_store(path: str, reactor: Any, reserve_mib: int = RESERVE_MIB) -> Store
     except StoreError as error:
         raise StartupError(str(error)) from None
     for tournament in writer.interrupted:
-        log.warn("tournament {id} was left running by a host that stopped; marked interrupted", id=tournament)
+        log.warn("tournament {id} was left running by a host that stopped; marked interrupted (twistd evolution "
+                 "--resume {id} goes on with it)", id=tournament)
     return writer
 
 

@@ -214,13 +214,13 @@ async def play_remote(
     misses = 0
     while misses < reconnect and outcome.won is None:  # a tournament's end, where the dialect tells it, is the end
         misses += 1
-        log.info("{name}: the host hung up; signing up again in {delay:g} s (try {k} of {n})", name=name,
+        log.info("the host hung up; signing up again in {delay:g} s (try {k} of {n})", name=name,
                  delay=reconnect_delay, k=misses, n=reconnect)
         await deferLater(reactor, reconnect_delay, lambda: None)
         try:
             again = await _play_once(reactor, host, port, name, player, 0, retry_delay, tls, dialect, game, bind)
         except Refused as error:
-            log.info("{name}: the host does not take it back ({error}); done", name=name, error=str(error))
+            log.info("the host does not take it back ({error}); done", name=name, error=str(error))
             break
         except Unreachable:
             continue

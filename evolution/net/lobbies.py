@@ -2,8 +2,9 @@
 """Lobby policies: what the sign-up factory does with the players in its lobby.
 
 Offers three policies with the same small interface (``attach(factory)``,
-``accepting()``, ``joined()``, ``left()``, ``names_held()``, ``status()``,
-``stop()``), and ``Gathering``, what a policy sees of the factory:
+``accepting()``, ``claim(name)``, ``joined()``, ``left()``, ``names_held()``,
+``status()``, ``stop()``), and ``Gathering``, what a policy sees of the
+factory:
 
 - ``GameLobby(start_game, lag=None)``: single games, as the course's server
   runs them, side by side;
@@ -98,6 +99,10 @@ class GameLobby(_HeldWhenOverloaded):
     def accepting(self) -> bool:
         limit = self.config.max_games
         return limit is None or self.games_started < limit
+
+    def claim(self, name: str) -> str | None:
+        """Any sign-up takes the name the host gives it."""
+        return name
 
     def joined(self) -> None:
         self._window_passed = False
@@ -208,6 +213,10 @@ class SignupPeriods:
     def accepting(self) -> bool:
         return self.is_open
 
+    def claim(self, name: str) -> str | None:
+        """Any sign-up takes the name the host gives it."""
+        return name
+
     def joined(self) -> None:
         if len(self.factory.lobby) >= self.maximum:
             self._close(self.begin)
@@ -267,6 +276,10 @@ class LadderLobby(_HeldWhenOverloaded):
 
     def accepting(self) -> bool:
         return self.is_open
+
+    def claim(self, name: str) -> str | None:
+        """Any sign-up takes the name the host gives it."""
+        return name
 
     def joined(self) -> None:
         enough = len(self.factory.lobby) >= self.config.min_players

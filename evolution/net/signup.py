@@ -184,7 +184,15 @@ class SignupFactory(ServerFactory):
 
     def _admit(self, connection: HostProtocol, sent: str, tell: bool) -> None:
         taken = {waiting.name for waiting in self.lobby} | self.policy.names_held()
-        connection.signed_up(unique_name(sent, taken), tell)
+        name = self.policy.claim(unique_name(sent, taken))
+        if name is None:  # a tournament takes back only its own entrants
+            log.info("sign-up of {name} from {peer} answered 'game full': no place awaits that name",
+                     name=quoted(sent), peer=connection.peer)
+            connection.sendMessage("game full")
+            connection.state = CLOSED
+            connection.close()
+            return
+        connection.signed_up(name, tell)
         self.lobby.append(connection)
         log.info(
             "signed up {name}{sent} from {peer} ({count} waiting)",

@@ -1,8 +1,8 @@
 # -*- test-case-name: tests.store.test_results_store, tests.store.test_writer -*-
 """What a write to the results store is, as data: an operation each, which may wait in the journal.
 
-Offers ``game_operation``, ``tournament_begun``, ``round_over`` and
-``tournament_over`` (each a plain dict, JSON but for a game's log, which is
+Offers ``game_operation``, ``tournament_begun``, ``round_over``,
+``tournament_resumed`` and ``tournament_over`` (each a plain dict, JSON but for a game's log, which is
 compressed already: bytes) and ``Operation``, their type;
 ``compressed_log(text)`` / ``log_text(blob)``, a message log as the store
 keeps it and back, and ``log_blob(log)``, any form of a log as kept.
@@ -66,6 +66,11 @@ def round_over(tournament_id: int, round: RoundRecord, entrants: Iterable[Entran
         "round": _plain(round),
         "entrants": [_plain(entrant) for entrant in entrants],
     }
+
+
+def tournament_resumed(tournament_id: int, round: int, resumed_at: str) -> Operation:
+    """An interrupted tournament runs again, from ``round`` (``twistd evolution --resume``)."""
+    return {"op": "tournament-resumed", "tournament": tournament_id, "round": round, "resumed_at": resumed_at}
 
 
 def tournament_over(tournament_id: int, status: str, ended_at: str, entrants: Iterable[EntrantRecord]) -> Operation:

@@ -152,6 +152,14 @@ class RoundRecord:
 
 
 @dataclass(frozen=True)
+class Resumption:
+    """A tournament resumed by a host after it was interrupted (``twistd evolution --resume``)."""
+
+    round: int  # the round it was interrupted in, and resumed in
+    resumed_at: str
+
+
+@dataclass(frozen=True)
 class TournamentRecord:
     id: int
     format: str  # knockout or swiss
@@ -162,6 +170,7 @@ class TournamentRecord:
     entrants: tuple[EntrantRecord, ...] = ()
     rounds: tuple[RoundRecord, ...] = ()
     game: str = DEFAULT_GAME
+    resumptions: tuple[Resumption, ...] = ()
 
     @property
     def winners(self) -> list[EntrantRecord]:
@@ -216,6 +225,7 @@ class TournamentRecord:
             "ranked_by": list(self.ranked_by),
             "standings": [self.standing_row(entrant) for entrant in self.standings()],
             "settings": self.settings,
+            "resumed": [{"round": r.round, "at": r.resumed_at} for r in self.resumptions],
         }
 
 

@@ -38,7 +38,14 @@ from typing import Any, Callable, TypeVar
 from evolution.games import DEFAULT_GAME
 from evolution.store.database import StoreError, connect, stored
 from evolution.store.operations import Operation, game_operation, log_blob, log_text
-from evolution.store.records import EntrantRecord, GameRecord, RoundRecord, SeatRecord, TournamentRecord
+from evolution.store.records import (
+    EntrantRecord,
+    GameRecord,
+    Resumption,
+    RoundRecord,
+    SeatRecord,
+    TournamentRecord,
+)
 from evolution.tournament.ladder_standings import Standing, ranked
 from evolution.tournament.scoring import places
 
@@ -79,6 +86,8 @@ class ResultsStore:
                 self._store_round(operation["tournament"], operation["round"], operation["entrants"])
             elif kind == "tournament-over":
                 self._end_tournament(operation)
+            elif kind == "tournament-resumed":
+                self._resume_tournament(operation)
             else:
                 raise ValueError(f"unknown store operation {kind!r}")
 
@@ -159,6 +168,15 @@ class ResultsStore:
             (operation["status"], operation["ended_at"], operation["tournament"]),
         )
         self._update_entrants(operation["tournament"], operation["entrants"])
+
+    def _resume_tournament(self, operation: Operation) -> None:
+        self.connection.execute(
+            "INSERT OR IGNORE INTO resumptions (tournament_id, round, resumed_at) VALUES (?, ?, ?)",
+            (operation["tournament"], operation["round"], operation["resumed_at"]),
+        )
+        self.connection.execute(
+            "UPDATE tournaments SET status = 'running', ended_at = NULL WHERE id = ?", (operation["tournament"],)
+        )
 
     def _update_entrants(self, tournament_id: int, entrants: list[dict[str, Any]]) -> None:
         self.connection.executemany(
@@ -286,9 +304,15 @@ class ResultsStore:
         ]
         # Games of a round the host did not finish (it was killed): kept, in a round marked so.
         rounds += [RoundRecord(number, "", "", "unfinished", tuple(ids)) for number, ids in sorted(games.items())]
+        resumptions = tuple(
+            Resumption(round, at) for round, at in execute(
+                "SELECT round, resumed_at FROM resumptions WHERE tournament_id = ? ORDER BY resumed_at",
+                (tournament_id,),
+            )
+        )
         id, format, status, started, ended, settings, game = row
         return TournamentRecord(
-            id, format, status, started, ended, json.loads(settings), entrants, tuple(rounds), game
+            id, format, status, started, ended, json.loads(settings), entrants, tuple(rounds), game, resumptions
         )
 
 

@@ -20,6 +20,8 @@ from twisted.application import service
 from twisted.internet.defer import Deferred
 from twisted.logger import Logger
 
+from evolution.host.modes.resumption import StoredTournament
+from evolution.host.modes.returns import Returns
 from evolution.host.modes.tournament_run import TournamentRun, TournamentSettings
 from evolution.host.runner.game_runner import GameRunner, now
 from evolution.net.lobbies import SignupPeriods
@@ -41,15 +43,19 @@ class TournamentService(service.Service):
         writer: Any,
         count: int = 1,
         stop: Callable[[], None] | None = None,
+        resume: StoredTournament | None = None,
     ) -> None:
         self.settings = settings
         self.runner = runner
         self.writer = writer
         self.count = count
         self.stop = stop
-        self.policy = SignupPeriods(
+        self.resume = resume
+        self.window = signup["window"] * signup["periods"]  # how long a lost entrant has to come back
+        self.periods = SignupPeriods(
             signup["window"], signup["periods"], signup["minimum"], signup["maximum"], self.begin, self.give_up
         )
+        self.policy = TournamentPolicy(self)
         self.current: TournamentRun | None = None
         self.runs: list[TournamentRun] = []
         self.done = 0
@@ -58,27 +64,39 @@ class TournamentService(service.Service):
 
     def startService(self) -> None:
         super().startService()
-        self.policy.open()
+        if self.resume is not None:
+            stored, self.resume = self.resume, None
+            run = TournamentRun(stored.record.id, self.settings, [], self.runner, self.writer, self._returns(), stored)
+            self._run(run, run.resume())
+        else:
+            self.periods.open()
 
     def stopService(self) -> None:
         super().stopService()
-        self.policy.stop()
+        self.periods.stop()
         if self.current is not None:
             self.current.stop()
 
     def begin(self, players: list) -> None:
-        run = TournamentRun(self.writer.new_tournament_id(), self.settings, players, self.runner, self.writer)
+        run = TournamentRun(self.writer.new_tournament_id(), self.settings, players, self.runner, self.writer,
+                            self._returns())
+        self._run(run, run.play())
+
+    def _returns(self) -> Returns:
+        return Returns(self.runner.clock, self.window)
+
+    def _run(self, run: TournamentRun, playing: Deferred) -> None:
         self.current = run
         self.runs = self.runs[-9:] + [run]
         run.watch(lambda event, run: self._tell(run.id))
-        run.play().addBoth(lambda result: self._finished())
+        playing.addBoth(lambda result: self._finished())
 
     def give_up(self, players: list) -> None:
         """Too few signed up in every period: close them, store an empty tournament."""
         tournament_id = self.writer.new_tournament_id()
         log.error(
             "tournament {id}: only {count} signed up, {needed} needed; no tournament (empty): {names}",
-            id=tournament_id, count=len(players), needed=self.policy.minimum,
+            id=tournament_id, count=len(players), needed=self.periods.minimum,
             names=", ".join(quoted(connection.name) for connection in players) or "nobody",
         )
         entrants = tuple(EntrantRecord(k, connection.name) for k, connection in enumerate(players, start=1))
@@ -92,6 +110,8 @@ class TournamentService(service.Service):
         self._finished()
 
     def _finished(self) -> None:
+        if self.current is not None:
+            self.current.returns.stop()
         self.current = None
         self.done += 1
         for entry in [entry for entry in self._waiters if self.done >= entry[0]]:
@@ -103,7 +123,7 @@ class TournamentService(service.Service):
             if self.stop is not None and self.running:
                 self.stop()
         elif self.running:
-            self.policy.open()
+            self.periods.open()
 
     def in_progress(self) -> list[TournamentRecord]:
         """The tournaments in progress, as they stand now."""
@@ -128,3 +148,55 @@ class TournamentService(service.Service):
         else:
             self._waiters.append((count, waiter))
         return waiter
+
+
+class TournamentPolicy:
+    """The lobby's policy in tournament mode: sign-up periods between tournaments; while one runs, only its
+    entrants whose connections the host lost may sign up again, each taking its place back
+    (``TournamentRun.claim``); everyone else is answered "game full"."""
+
+    def __init__(self, service: TournamentService) -> None:
+        self.service = service
+        self.periods = service.periods
+
+    def attach(self, factory: Any) -> None:
+        self.factory = factory
+        self.periods.attach(factory)
+
+    def accepting(self) -> bool:
+        run = self.service.current
+        return self.periods.accepting() or (run is not None and run.awaiting())
+
+    def claim(self, name: str) -> str | None:
+        if self.periods.accepting():
+            return name
+        run = self.service.current
+        return run.claim(name) if run is not None else None
+
+    def joined(self) -> None:
+        if self.periods.accepting():
+            self.periods.joined()
+            return
+        for connection in self.factory.take_lobby():
+            run = self.service.current
+            if run is not None:
+                run.returned(connection)
+            else:
+                connection.close()
+
+    def left(self) -> None:
+        self.periods.left()
+
+    def names_held(self) -> set[str]:
+        run = self.service.current
+        return self.periods.names_held() | (run.names_held() if run is not None else set())
+
+    def status(self) -> dict[str, Any]:
+        status = self.periods.status()
+        run = self.service.current
+        if run is not None and run.awaiting():
+            status["awaited"] = sorted(run.returns.awaited)
+        return status
+
+    def stop(self) -> None:
+        self.periods.stop()

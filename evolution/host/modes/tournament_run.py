@@ -5,7 +5,11 @@ Offers ``TournamentSettings`` (a tournament's format and its options:
 ``make_format()``, ``recorded()``) and ``TournamentRun``, one tournament from
 its signed-up connections (in sign-up order) to its winners: the
 ``TournamentManager``'s referee, each game ``GameRunner.play`` on the
-entrants' connections; ``play()``, ``stop()``, ``watch(callback)``.
+entrants' connections; ``play()``, ``resume()`` (a tournament the store holds
+interrupted: ``evolution.host.modes.resumption``), ``stop()``,
+``watch(callback)``; and, for entrants whose connections the host lost (a
+restart, a worker's death: ``evolution.host.modes.returns``), ``claim(name)``,
+``returned(connection)`` and ``names_held()``.
 
 How a run plays, stores and logs a tournament: docs/architecture.md,
 "The game runner"; docs/tournaments.md, "Running a tournament".
@@ -19,6 +23,9 @@ from typing import Any, Callable
 from twisted.internet.defer import Deferred, DeferredList, ensureDeferred, succeed
 from twisted.logger import Logger
 
+from evolution.host.modes.comebacks import Comebacks, report_of
+from evolution.host.modes.resumption import StoredTournament
+from evolution.host.modes.returns import Returns
 from evolution.host.runner.game_runner import GameOutcome, GameRunner, Seating, now
 from evolution.net.host_connection import PLAYING
 from evolution.store.operations import round_over, tournament_begun, tournament_over
@@ -26,10 +33,10 @@ from evolution.store.records import EntrantRecord, GameRecord, RoundRecord, Tour
 from evolution.text import escape, plural, quoted
 from evolution.tournament.formats import Knockout, Swiss
 from evolution.tournament.manager import TournamentManager
-from evolution.tournament.standings import PLAYOFFS, Entrant, GameReport, Seat
+from evolution.tournament.standings import PLAYOFFS, Entrant, GameReport
 
 log = Logger()
-
+RETURN_WINDOW = 60.0  # seconds an entrant whose connection the host lost has to come back, unless told otherwise
 
 
 @dataclass(frozen=True)
@@ -56,26 +63,33 @@ class TournamentSettings:
         return data
 
 
-class TournamentRun:
+class TournamentRun(Comebacks):
     """One tournament of signed-up connections, from its first round to its winners."""
 
     def __init__(
-        self, tournament_id: int, settings: TournamentSettings, connections: list, runner: GameRunner, writer: Any
+        self, tournament_id: int, settings: TournamentSettings, connections: list, runner: GameRunner, writer: Any,
+        returns: Returns | None = None, stored: StoredTournament | None = None,
     ) -> None:
         self.id = tournament_id
         self.settings = settings
         self.runner = runner
         self.writer = writer
         self.format = settings.make_format()
-        self.entrants = [
-            Entrant(number, connection.name, connection) for number, connection in enumerate(connections, start=1)
-        ]
+        self.returns = returns if returns is not None else Returns(getattr(runner, "clock", None), RETURN_WINDOW)
+        self.stored = stored
+        self.rejoining: set[str] = set()  # names of entrants back, being greeted
+        if stored is None:
+            self.entrants = [
+                Entrant(number, connection.name, connection) for number, connection in enumerate(connections, 1)
+            ]
+        else:
+            self.entrants = [Entrant(entrant.entrant, entrant.name) for entrant in stored.record.entrants]
         self.manager = TournamentManager(self.format, self.entrants, self.referee, self)
-        self.started_at = now()
+        self.started_at = now() if stored is None else stored.record.started_at
         self.games_total = self.games_done = 0
         self.rounds_text = ""  # "of N" in the round's log lines: set as the round begins
         self.round_started = ""
-        self.rounds: list[RoundRecord] = []  # the rounds over
+        self.rounds: list[RoundRecord] = [] if stored is None else [r for r in stored.record.rounds if r.ended_at]
         self.round_games: list[int] = []  # the games of the round under way that are over
         self.status = "running"
         self._watchers: list[Callable[[str, TournamentRun], None]] = []
@@ -159,31 +173,55 @@ class TournamentRun:
 
     # -- the referee ------------------------------------------------------------------
 
-    def referee(self, round: int, game: list[Entrant]) -> Deferred[GameReport]:
+    def referee(self, round: int, table: list[Entrant]) -> Deferred[GameReport]:
+        """A table's game: from the store where a resumed tournament finished it, else played once its entrants
+        are back (those that are not by their time fail)."""
+        stored = self.stored.game(round, [entrant.name for entrant in table]) if self.stored is not None else None
+        if stored is not None:
+            return succeed(self._replayed(round, table, stored))
+        if any(self.returns.is_away(entrant) for entrant in table):
+            return self.returns.back(table).addCallback(lambda _: self._play(round, table))
+        return self._play(round, table)
+
+    def _play(self, round: int, table: list[Entrant]) -> Deferred[GameReport]:
+        """Play the table with its entrants here; one away past its time fails; too few here is a walkover."""
+        present = [entrant for entrant in table if not self.returns.is_away(entrant)]
+        for entrant in table:
+            if entrant not in present and entrant.failure is None:
+                entrant.fail(round, f"did not come back within {self.returns.window:g} s after "
+                                    f"{self.returns.why.get(entrant, 'the host lost its connection')}")
+                log.info("tournament {id}: {name} is out: {reason}", id=self.id, name=quoted(entrant.name),
+                         reason=escape(entrant.failure))
+        if len(present) < self.settings.smallest:
+            return succeed(self._walkover(round, table, present))
         report: dict[str, GameReport] = {}
 
-        def settled(outcome: GameOutcome) -> GameReport:
+        def settled(outcome: GameOutcome) -> Any:
+            if not outcome.record.finished:
+                return self._lost(round, table, present, outcome)
             self.games_done += 1
             self.round_games.append(outcome.record.id)
             self._progress(round)
-            for entrant, reason in zip(game, outcome.failed_after):
+            for entrant, reason in zip(present, outcome.failed_after):
                 if reason is not None:
                     self._failed_waiting(entrant, f"failed at the game's end: {reason}")
-            for entrant in game:
+            for entrant in present:
                 if entrant.failure is None and self.status == "running":
                     entrant.handle.wait(lambda reason, entrant=entrant: self._failed_waiting(entrant, reason))
                 else:
                     entrant.handle.close()
             if "game" not in report:  # scoring failed while the game was stored (logged there)
-                report["game"] = self.manager.settle(_report(outcome.record, game), round)
+                report["game"] = self.manager.settle(report_of(outcome.record, present, table), round)
             return report["game"]
 
         def scored(record: GameRecord) -> GameRecord:
-            report["game"] = self.manager.settle(_report(record, game), round)
-            return self._annotate(record, report["game"], game)
+            if not record.finished:  # the host's fault: it counts for no one (``_lost``)
+                return record
+            report["game"] = self.manager.settle(report_of(record, present, table), round)
+            return self._annotate(record, report["game"], present)
 
         seating = Seating(self.id, round, scored, self.entrant_records)
-        return self.runner.play([entrant.handle for entrant in game], seating).addCallback(settled)
+        return self.runner.play([entrant.handle for entrant in present], seating).addCallback(settled)
 
     def _annotate(self, record: GameRecord, report: GameReport, game: list[Entrant]) -> GameRecord:
         """The tournament's view of each seat: which entrant, its points, its rating after the game.
@@ -216,6 +254,8 @@ class TournamentRun:
     # -- the manager's observer -------------------------------------------------------------
 
     def round_begins(self, round: int, games: list[list[Entrant]]) -> None:
+        if self.stored is not None and round < self.stored.round:  # played again from the store: said already
+            return
         self.games_total, self.games_done = len(games), 0
         self.round_started, self.round_games = now(), []
         players = sum(len(game) for game in games)
@@ -231,7 +271,7 @@ class TournamentRun:
         self.tell("round")
 
     def round_over(self, round: int, reports: list[GameReport]) -> None:
-        if self.status != "running":
+        if self.status != "running" or (self.stored is not None and round < self.stored.round):
             return
         summary = self._summary(round, reports)
         log.info("tournament {id} round {round}: {summary}", id=self.id, round=round, summary=summary)
@@ -318,11 +358,3 @@ def entrant_records(format: Any, entrants: list[Entrant]) -> list[EntrantRecord]
             entrant.last_score,
         ))
     return records
-
-
-def _report(record: GameRecord, game: list[Entrant]) -> GameReport:
-    """A stored game's seats as the tournament sees them: the entrant, its score or why it was removed."""
-    return GameReport(
-        [Seat(entrant, seat.score, seat.removed_reason) for seat, entrant in zip(record.players, game)],
-        record.id,
-    )

@@ -23,9 +23,10 @@ from twisted.logger import Logger
 
 from evolution.host.runner.game_runner import GameOutcome, GameRunner, GameSettings, Seating, now
 from evolution.host.workers.pool import WorkerPool
-from evolution.net.handover import adopt, can_hand_over, Handover
+from evolution.net.handover import Handover, adopt, can_hand_over
 from evolution.net.host_connection import CLOSED, HostProtocol
 from evolution.store.records import GameRecord, SeatRecord
+from evolution.text import plural
 
 log = Logger()
 
@@ -50,10 +51,9 @@ class AwayGame:
         self.over: Deferred[GameOutcome | None] = Deferred()
 
     def lost_record(self, reason: str) -> GameRecord:
-        """The game as stored when its worker died: aborted, every player removed with the reason."""
-        seats = tuple(
-            SeatRecord(seat, name, None, None, None, None, reason) for seat, name in enumerate(self.names, start=1)
-        )
+        """The game as stored when its worker died: aborted with the reason, counted for no one (no seat removed,
+        ranked or rated: the fault is the host's)."""
+        seats = tuple(SeatRecord(seat, name) for seat, name in enumerate(self.names, start=1))
         return self.runner.game_record(self, 0, f"aborted: {reason}", seats)
 
 
@@ -145,14 +145,24 @@ class PooledRunner(GameRunner):
             _closed(game.connections[seat])
 
     def lost(self, game_ids: list[int], reason: str) -> None:
-        """Games whose worker is gone: stored as aborted (unless their record came), their connections gone."""
-        for game_id in game_ids:
-            game = self.ending.pop(game_id, None) or self.running.pop(game_id, None)
-            if isinstance(game, AwayGame):
-                self._take_back(game, {})
-                if game.record is None:
-                    game.record, _kept = self._recorded(game, game.lost_record(reason), None)
-                self._settle(game)
+        """Games whose worker is gone: stored as aborted (unless their record came), their connections gone.
+
+        Says how many were lost (stored as aborted) and how many were over already (stored as played).
+        """
+        games = [game for game_id in game_ids
+                 if isinstance(game := self.ending.pop(game_id, None) or self.running.pop(game_id, None), AwayGame)]
+        lost = [game for game in games if game.record is None]
+        for game in games:
+            self._take_back(game, {})
+        for game in lost:
+            game.record, _kept = self._recorded(game, game.lost_record(reason), None)
+        if games and not self.pool.stopping:  # said before anyone hears of the games' ends
+            over = len(games) - len(lost)
+            log.error("{lost} lost with the worker ({reason}): stored as aborted, counted for no one{over}",
+                      lost=plural(len(lost), "game"), reason=reason,
+                      over=f"; {plural(over, 'game')} over already, stored as played" if over else "")
+        for game in games:
+            self._settle(game)
 
     def changed(self, game_ids: list[int], stepped: bool) -> None:
         for callback in list(self.change_watchers):

@@ -36,9 +36,10 @@ from typing import Any, Callable, Protocol
 from twisted.internet.defer import Deferred, DeferredList, succeed
 from twisted.logger import Logger
 
+from evolution.host.workers.commands import Back, Changed, Hello, HungUp, Over, Picture, Play, Running, Stop
 from evolution.processes.channel import ChildChannel
 from evolution.processes.child import ChildProcess
-from evolution.host.workers.commands import Back, Changed, Hello, HungUp, Over, Picture, Play, Running, Stop
+from evolution.text import plural
 
 log = Logger()
 
@@ -227,8 +228,8 @@ class WorkerPool:
         if self.stopping:
             reason = "the host stopped"
         else:
-            log.error("worker {number} is gone: {reason}; {count} games it played are lost", number=worker.number,
-                      reason=reason, count=len(games))
+            log.error("worker {number} is gone: {reason}; it held {count}", number=worker.number, reason=reason,
+                      count=plural(len(games), "game"))
         if games:
             self.games.lost(games, reason)
         if not self.stopping:

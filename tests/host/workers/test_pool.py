@@ -13,17 +13,18 @@ import socket
 from typing import Any
 
 from twisted.internet import reactor
-from twisted.internet.defer import Deferred, gatherResults
+from twisted.internet.defer import Deferred, ensureDeferred, gatherResults
 from twisted.internet.protocol import ClientFactory, Factory, Protocol
 from twisted.logger import globalLogPublisher
 from twisted.trial import unittest
 
 from evolution.cli.evolution_client import Thinking
 from evolution.games.evolution.rules.silly import SillyPlayer
-from evolution.processes.child import ChildProcess
+from evolution.net.client import play_remote
 from evolution.net.handover import adopt, take
 from evolution.net.json_protocol import JSONStreamProtocol
-from tests.support.hosting import new_host, until
+from evolution.processes.child import ChildProcess
+from tests.support.hosting import HonestSilly, log_lines, new_host, until
 
 
 class Recorder(JSONStreamProtocol):
@@ -121,16 +122,21 @@ class HandoverTests(unittest.TestCase):
 class DeadWorkerTests(unittest.TestCase):
     timeout = 120
 
-    async def test_a_worker_killed_mid_game_costs_its_game_and_the_host_plays_on(self) -> None:
+    async def test_a_worker_killed_mid_game_costs_its_game_counted_for_no_one_and_the_host_plays_on(self) -> None:
         host = new_host(self, "--players", "3-3", "--timeout", "5", "--workers", "1")
+        lines = log_lines(self)
         slow = [host.client(f"slow {i}", Thinking(SillyPlayer(), 0.05, reactor)) for i in range(3)]
         await until(lambda: host.runner.pool.playing(1) is not None)
         os.kill(host.runner.pool.playing(1).pid, signal.SIGKILL)
         [lost] = await host.runner.when_games_over(1)
         await gatherResults([client.addErrback(lambda failure: None) for client in slow])  # hung up on
         self.assertEqual(lost.outcome, "aborted: its worker process ended (signal 9)")
-        self.assertEqual([seat.removed_reason for seat in lost.players], ["its worker process ended (signal 9)"] * 3)
+        self.assertEqual([(seat.removed_reason, seat.rank, seat.score) for seat in lost.players], [(None,) * 3] * 3)
         self.assertEqual(host.factory.open_connections, 0)
+        said = [line for line in lines if "lost with the worker" in line or "is gone" in line]
+        self.assertEqual(said, ["worker 1 is gone: its worker process ended (signal 9); it held 1 game",
+                                "1 game lost with the worker (its worker process ended (signal 9)): stored as aborted,"
+                                " counted for no one"])
 
         await gatherResults([host.client(f"next {i}") for i in range(3)])  # a new worker plays the next game
         [_, played] = await host.runner.when_games_over(2)
@@ -138,24 +144,30 @@ class DeadWorkerTests(unittest.TestCase):
         stored = {game.id: game.outcome for game in (await host.stored()).games()}
         self.assertEqual(stored, {1: lost.outcome, 2: "finished"})
 
-    async def test_in_a_tournament_the_players_of_a_dead_workers_game_fail_with_that_reason(self) -> None:
+    async def test_in_a_tournament_a_dead_workers_game_is_played_again_and_its_players_stay_in(self) -> None:
         host = new_host(self, "--tournament", "knockout", "--max-signups", "9", "--signup-window", "5",
                         "--timeout", "5", "--seed", "9")
         clients = []
         for name in [f"k{k}" for k in range(9)]:
-            clients.append(host.client(name, Thinking(SillyPlayer(), 0.02, reactor)))
+            clients.append(ensureDeferred(play_remote(reactor, "127.0.0.1", host.port, name, Thinking(
+                HonestSilly(), 0.02, reactor), retries=0, reconnect=100, reconnect_delay=0.1)))
             await until(lambda: len(host.factory.lobby) == len(clients) or host.tournaments.current is not None)
+        self.addCleanup(gatherResults, [client.addErrback(lambda _: None) for client in clients])
+        self.addCleanup(lambda: [client.cancel() for client in clients])  # those that try again after the end
         await until(lambda: host.runner.pool.playing(1) is not None and host.runner.pool.playing(2) is not None)
         worker = host.runner.pool.playing(1)
-        doomed = set(host.runner.running[1].names)
+        doomed = host.runner.running[1].names
         os.kill(worker.pid, signal.SIGKILL)
         await host.tournaments.when_over(1)
-        await gatherResults([client.addErrback(lambda failure: None) for client in clients])
-        [tournament] = (await host.stored()).tournaments()
-        failures = {f["name"]: f["reason"] for f in tournament.to_json()["failures"]}
-        self.assertEqual(failures, {name: "its worker process ended (signal 9)" for name in doomed})
-        self.assertEqual(tournament.status, "finished")
-        self.assertTrue(tournament.winners and not {w.name for w in tournament.winners} & doomed)
+        store = await host.stored()
+        [tournament] = store.tournaments()
+        self.assertEqual((tournament.status, tournament.to_json()["failures"]), ("finished", []))
+        self.assertTrue(tournament.winners)
+        games = store.games(tournament.id)
+        [lost] = [game for game in games if not game.finished]
+        self.assertEqual((lost.id, lost.outcome), (1, "aborted: its worker process ended (signal 9)"))
+        again = [game for game in games if game.round == 1 and [seat.name for seat in game.players] == doomed]
+        self.assertEqual([game.outcome for game in again], [lost.outcome, "finished"])  # the same table, played again
 
 
 class ChildProcessTests(unittest.TestCase):
