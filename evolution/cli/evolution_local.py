@@ -1,7 +1,8 @@
 """``evolution-local N``: games (or a tournament) of house players in one process, no network, any game.
 
 Prints each game's ranking (or, with ``--json``, one JSON object per game:
-``{"game": G, "seed": S, "deck": "shuffled", "results": [{"seat": 1, "name": ..., "score": ..., "rank": ...}, ...]}``,
+``{"game": G, "seed": S, "deck": "shuffled", "results": [{"seat": 1, "name": ..., "score": ..., "rank": ...,
+"place": ... (equal scores share the best)}, ...]}``,
 where seat k is the k-th player handed to the referee). ``--game`` picks the
 game (``evolution`` by default, ``fish``); ``--strategy`` the house players
 (repeat it to seat different ones in turn; the game's first by default:
@@ -30,7 +31,7 @@ from evolution.cli.evolution_results import format_seats, format_standings
 from evolution.coroutines import run_locally
 from evolution.games import GAME_NAMES, Game, game
 from evolution.host.modes.tournament_run import entrant_records
-from evolution.store.records import SeatRecord, TournamentRecord, seat_records
+from evolution.store.records import SeatRecord, TournamentRecord, seat_places, seat_records
 from evolution.text import plural
 from evolution.tournament.formats import Knockout, Swiss
 from evolution.tournament.local_referee import LocalReferee
@@ -38,9 +39,11 @@ from evolution.tournament.manager import TournamentManager
 from evolution.tournament.standings import Entrant
 
 
-def seat_json(seat: SeatRecord) -> dict[str, Any]:
-    """A seat as ``--json`` prints it: seat, name, score, rank (and why it was removed)."""
-    row: dict[str, Any] = {"seat": seat.seat, "name": seat.name, "score": seat.score, "rank": seat.rank}
+def seat_json(seat: SeatRecord, place: int | None) -> dict[str, Any]:
+    """A seat as ``--json`` prints it: seat, name, score, rank, place (equal scores share one; and why it was
+    removed)."""
+    row: dict[str, Any] = {"seat": seat.seat, "name": seat.name, "score": seat.score, "rank": seat.rank,
+                           "place": place}
     if seat.removed_reason is not None:
         row["removed"] = seat.removed_reason
     return row
@@ -135,12 +138,13 @@ def play_games(args: argparse.Namespace, chosen: Game, setup: Any, strategies: l
         result = run_locally(chosen.new_referee(players, setup, seed).play())
         seats = seat_records(names, result.ranking, result.removals)
         if args.json:
-            rows = [seat_json(seat) for seat in seats]
+            placed = seat_places(seats)
+            rows = [seat_json(seat, placed.get(seat.seat)) for seat in seats]
             print(json.dumps({"game": chosen.name, "seed": seed, "deck": setup.deal(seed), "results": rows}))
         else:
             print(f"game {number + 1} of {args.games} ({chosen.deal_text(setup.deal(seed), seed)},"
                   f" {plural(result.turns, 'turn')})")
-            print(format_seats(seats))
+            print(format_seats(seats, chosen.name))
 
 
 def play_tournament(args: argparse.Namespace, chosen: Game, setup: Any, strategies: list[str], sizes: tuple[int, int]):

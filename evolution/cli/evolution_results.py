@@ -12,10 +12,14 @@ compare, in order), ``standings`` (``name``, ``rank``, and in Swiss
 them); ``--tournament ID`` prints one as a table: its rounds with their
 summaries, then what ranks the standings, then the standings.
 ``--ladder [--game NAME]`` prints the game's ladder (``twistd evolution
---ladder``): each bot's rank, rating mu +- sigma, mu - 3 sigma (what ranks
-it), games, wins and removals; with ``--json`` a list of objects with
-``name``, ``rank``, ``rating``, ``rating_sigma``, ``games``, ``wins``,
-``removals`` (``evolution.tournament.ladder_standings.Standing.to_json``).
+--ladder``): each bot's rank, rating mu +- sigma (``?``: provisional), mu - 3
+sigma (what ranks it, after whether it is established), games, wins and
+removals; with ``--json`` a list of objects with ``name``, ``rank``,
+``rating``, ``rating_sigma``, ``games``, ``wins``, ``removals``,
+``provisional`` (``evolution.tournament.ladder_standings.Standing.to_json``).
+A game's table shows each seat's rank (the game's own) and place (equal
+scores share one, marked ``=``); ``--json`` adds ``place`` to each seat and
+``tie_break`` to each game.
 
 Names and reasons are stored as the bots sent them; the tables show them
 through ``evolution.text`` (escaped, names cut to 20 characters) and the
@@ -32,23 +36,34 @@ from evolution.cli.arguments import ArgumentParser, add_game, quiet_broken_pipe
 from evolution.games import DEFAULT_GAME, UnknownGame
 from evolution.games import game as game_named
 from evolution.store.database import StoreError
-from evolution.store.records import EntrantRecord, GameRecord, SeatRecord, TournamentRecord
+from evolution.store.records import EntrantRecord, GameRecord, SeatRecord, TournamentRecord, seat_places, tie_break
 from evolution.store.results_store import ResultsStore, reading
 from evolution.text import escape, plural, short
 from evolution.tournament.ladder_standings import Standing
+from evolution.tournament.ratings import ESTABLISHED
 
 NAME_WIDTH = 20
 
 
-def format_seats(seats: Sequence[SeatRecord]) -> str:
-    """A ranking table: ranked seats first, then removed ones with the reason."""
-    lines = ["  rank  seat  name                  score"]
+def format_seats(seats: Sequence[SeatRecord], game: str = DEFAULT_GAME) -> str:
+    """A ranking table: ranked seats first, with each one's place (equal scores share one, marked =), then removed
+    ones with the reason; when scores are equal, a line says how the places and the game's ranks treat them."""
+    placed = seat_places(seats)
+    shared = {place for place in placed.values() if list(placed.values()).count(place) > 1}
+    lines = ["  rank  place  seat  name                  score"]
     for p in sorted(seats, key=lambda p: (p.rank is None, p.rank or 0, p.seat)):
         rank = "-" if p.rank is None else str(p.rank)
+        place = "-" if p.seat not in placed else ("=" if placed[p.seat] in shared else "") + str(placed[p.seat])
         score = "-" if p.score is None else str(p.score)
         reason = escape(p.removed_reason) if p.removed_reason else ""
         removed = f"  removed in turn {p.removed_turn} ({escape(p.removed_step or '')}): {reason}" if reason else ""
-        lines.append(f"  {rank:>4}  {p.seat:>4}  {short(p.name, NAME_WIDTH):<{NAME_WIDTH}}  {score:>5}{removed}")
+        lines.append(
+            f"  {rank:>4}  {place:>5}  {p.seat:>4}  {short(p.name, NAME_WIDTH):<{NAME_WIDTH}}  {score:>5}{removed}"
+        )
+    if shared:
+        split = tie_break(seats, game)
+        lines.append("  = equal scores share a place, as tournament points and ratings count them"
+                     + (f"; the game's ranks split them by {split}" if split else ""))
     return "\n".join(lines)
 
 
@@ -67,7 +82,17 @@ def format_game(game: GameRecord) -> str:
         f"game #{game.id}  {kind}{escape(game.started_at)}  {deal_text(game)}  {plural(game.turns, 'turn')}"
         f"  {escape(game.outcome)}"
     )
-    return header + "\n" + format_seats(game.players)
+    return header + "\n" + format_seats(game.players, game.game)
+
+
+def game_json(game: GameRecord) -> dict:
+    """A game as ``--json`` prints it: its record, each seat with its ``place`` (equal scores share the best; null
+    when removed), and ``tie_break``: how the game's ranks split equal scores, when they did, else null."""
+    data = game.to_json()
+    placed = game.places()
+    data["players"] = [seat | {"place": placed.get(seat["seat"])} for seat in data["players"]]
+    data["tie_break"] = game.tie_break()
+    return data
 
 
 def _winners(tournament: TournamentRecord) -> str:
@@ -137,14 +162,17 @@ def format_standings(tournament: TournamentRecord) -> str:
 
 
 def format_ladder(rows: list[tuple[int, Standing]], game: str) -> str:
-    """The ladder as a table, with the line that says what ranks it."""
+    """The ladder as a table, with the lines that say what ranks it and what ``?`` marks."""
     lines = [f"  ladder of {escape(game)}: {plural(len(rows), 'bot')}, ranked by the rating mu - 3 sigma;"
              " equal values share a rank",
-             f"  rank  {'name':<{NAME_WIDTH}}  rating          mu-3sigma  games   wins  removals"]
+             f"  ? marks a provisional rating (fewer than {plural(ESTABLISHED, 'game')} played to the end), ranked"
+             " after every established one; a bot removed from every game it played comes last",
+             f"  rank  {'name':<{NAME_WIDTH}}  rating           mu-3sigma  games   wins  removals"]
     for rank, standing in rows:
+        mark = "?" if standing.provisional else " "
         lines.append(
             f"  {rank:>4}  {short(standing.name, NAME_WIDTH):<{NAME_WIDTH}}  {standing.rating_mu:6.2f} +- "
-            f"{standing.rating_sigma:4.2f}  {standing.ordinal:9.2f}  {standing.games:>5}  {standing.wins:>5}"
+            f"{standing.rating_sigma:4.2f}{mark}  {standing.ordinal:9.2f}  {standing.games:>5}  {standing.wins:>5}"
             f"  {standing.removals:>8}"
         )
     return "\n".join(lines)
@@ -188,7 +216,7 @@ def show(store: ResultsStore, args: object) -> tuple[int, str]:
         return 0, "\n".join(map(format_tournament_line, tournaments)) or f"no tournaments in {args.db}"
     games = store.games()
     if args.json:
-        return 0, _dump([game.to_json() for game in games])
+        return 0, _dump([game_json(game) for game in games])
     return 0, "\n\n".join(format_game(game) for game in games) or f"no finished games in {args.db}"
 
 

@@ -220,6 +220,7 @@ class Game(Protocol):
 
     name: str  # as --game takes it
     title: str  # as people write it
+    tie_break: str | None  # how its ranking splits equal scores, in words; None: equal scores share a rank
     min_players: int  # the rules' bounds on players per game
     max_players: int
     default_players: tuple[int, int]  # --players when not given

@@ -38,18 +38,19 @@ def _entry(ms: int, seat: int, kind: str, payload: Any) -> Json:
 
 def transcript(game: GameRecord, log: Sequence[Sequence[Any]], seat: int | None = None) -> Json:
     """What each seat of ``game`` (or only ``seat``) received and sent, from its message log."""
-    seats = list(game.players)
+    seats = game.seat_summaries()
     if seat is not None:
-        seats = [record for record in seats if record.seat == seat]
+        seats = [summary for summary in seats if summary["seat"] == seat]
         if not seats:
             raise NoSuchSeat(f"game #{game.id} has seats 1 to {len(game.players)}, not {seat}")
-    kept = {record.seat for record in seats}
+    kept = {summary["seat"] for summary in seats}
     return {
         "id": game.id,
         "game": game.game,
         "outcome": game.outcome,
         "seed": game.seed,
-        "seats": [record.summary() for record in seats],
+        "tie_break": game.tie_break(),
+        "seats": seats,
         "entries": [_entry(ms, number, kind, payload) for ms, number, kind, payload, *_ in log if number in kept],
     }
 

@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 SCHEMA_DIR = Path(__file__).resolve().parent / "sql"
-CURRENT_VERSION = 5
+CURRENT_VERSION = 6
 APPLICATION_ID = 0x45766F6C  # "Evol"
 BUSY_TIMEOUT_MS = 5000
 _V1_TABLES = {"version", "games", "players"}

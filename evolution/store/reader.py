@@ -26,7 +26,6 @@ from twisted.internet.defer import Deferred, fail, succeed
 from twisted.logger import Logger
 
 from evolution.processes.child import ChildProcess
-from evolution.store.results_store import ResultsStore
 
 log = Logger()
 MAX_WAITING = 32

@@ -14,6 +14,10 @@ Offers the frozen values the host hands to the store and the store hands back:
   and, when it belongs to one, its tournament and round, or whether it is a
   ladder game (its seats then carry each bot's rating after it, and the store
   counts it in the ladder's standings, ``evolution.tournament.ladder_standings``);
+  ``places()`` (``seat_places``: equal scores share a place, as points and
+  ratings count them), ``tie_break()`` (``tie_break``: how the game's own
+  ranks split equal scores, when they did) and ``seat_summaries()`` (each
+  seat's summary with its place);
 - ``EntrantRecord``, ``RoundRecord``, ``TournamentRecord``: a tournament,
   its rounds, and each entrant's standing (rank, points, rating, failure,
   and the round, place and score of its last game that counted);
@@ -28,8 +32,9 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any, Sequence
 
-from evolution.games import DEFAULT_GAME
+from evolution.games import DEFAULT_GAME, UnknownGame, game
 from evolution.outcomes import Ranked, Removal
+from evolution.tournament.scoring import places
 from evolution.tournament.standings import RANKED_BY
 
 
@@ -79,6 +84,26 @@ def seat_records(names: Sequence[str], ranking: Sequence[Ranked], removals: Sequ
     return tuple(seats)
 
 
+def seat_places(seats: Sequence[SeatRecord]) -> dict[int, int]:
+    """seat -> place of every seat still in at the end: equal scores share the best place, as tournament points
+    and ratings count them (a seat's ``rank`` is the game's own ranking, which may split them)."""
+    return places({seat.seat: seat.score for seat in seats if seat.score is not None and seat.removed_reason is None})
+
+
+def tie_break(seats: Sequence[SeatRecord], game_name: str) -> str | None:
+    """How a game's ranks split equal scores, in its rules' words, when they split some of ``seats``; else None."""
+    ranks: dict[int, set[int | None]] = {}
+    for seat in seats:
+        if seat.score is not None and seat.removed_reason is None:
+            ranks.setdefault(seat.score, set()).add(seat.rank)
+    if all(len(found) == 1 for found in ranks.values()):
+        return None
+    try:
+        return game(game_name).tie_break or "the game's own ranking"
+    except UnknownGame:
+        return "the game's own ranking"
+
+
 @dataclass(frozen=True)
 class GameRecord:
     started_at: str
@@ -98,6 +123,19 @@ class GameRecord:
     @property
     def finished(self) -> bool:
         return self.outcome == "finished"
+
+    def places(self) -> dict[int, int]:
+        """seat -> place of every seat still in at the end (``seat_places``)."""
+        return seat_places(self.players)
+
+    def tie_break(self) -> str | None:
+        """How the game's ranks split equal scores, when they split some here (``tie_break``)."""
+        return tie_break(self.players, self.game)
+
+    def seat_summaries(self) -> list[dict[str, Any]]:
+        """Each seat's ``summary()`` with its ``place`` (equal scores sharing the best; None if removed)."""
+        placed = self.places()
+        return [seat.summary() | {"place": placed.get(seat.seat)} for seat in self.players]
 
     def to_json(self) -> dict[str, Any]:
         """The record as JSON data (a shallow copy: it runs on the reactor thread for every game)."""
@@ -140,6 +178,8 @@ class EntrantRecord:
     reached: int | None = None  # the round of its last game that counted (a knockout ranks by it)
     place: int | None = None  # its place in that game (equal scores share one)
     score: int | None = None  # its score in that game
+    games: int = 0  # the games that counted for it (a removal included), as stored
+    removals: int = 0  # of them, games it was removed from
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,8 @@ Offers ``ResultsStore``:
   JSON but for a game's log compressed already, bytes: each can wait in a
   journal file), and ``record(game, log)``, which gives the game the next
   free id;
-- reads: ``games()``, ``game(id)``, ``game_log(id)``, ``ladder(game)`` (a
+- reads: ``games()``, ``recent_games(limit, before)``, ``games_by_id(ids)``,
+  ``game(id)``, ``game_log(id)``, ``ladder(game)`` (a
   game's ladder, each bot's ``Standing`` by name: a ladder game's seats
   update it in the game's own transaction), ``tournaments()``,
   ``tournament(id)`` (each entrant with the round, place and score of its last
@@ -47,9 +48,11 @@ from evolution.store.records import (
     TournamentRecord,
 )
 from evolution.tournament.ladder_standings import Standing, ranked
+from evolution.tournament.ratings import ESTABLISHED
 from evolution.tournament.scoring import places
 
 LOG_FORMAT = 1
+LADDER_TIER = "CASE WHEN games - removals >= ? THEN 0 WHEN games > removals THEN 1 ELSE 2 END"  # ratings.tier
 T = TypeVar("T")
 
 
@@ -233,6 +236,21 @@ class ResultsStore:
         games = self._with_seats(rows)
         return games[0] if games else None
 
+    def games_by_id(self, ids: list[int]) -> list[GameRecord]:
+        """The stored games of ``ids`` (any of them, however far apart), newest first, with their seats."""
+        if not ids:
+            return []
+        marks = ", ".join("?" * len(ids))
+        rows = self.connection.execute(
+            f"SELECT {self._GAME_COLUMNS} FROM games WHERE id IN ({marks}) ORDER BY id DESC", ids
+        ).fetchall()
+        seats: dict[int, list[SeatRecord]] = {row[0]: [] for row in rows}
+        for row in self.connection.execute(
+            f"SELECT {self._SEAT_COLUMNS} FROM players WHERE game_id IN ({marks}) ORDER BY game_id, seat", ids
+        ):
+            seats[row[0]].append(SeatRecord(*row[1:]))
+        return self._records(rows, seats)
+
     def _with_seats(self, rows: list[tuple]) -> list[GameRecord]:
         if not rows:
             return []
@@ -244,6 +262,10 @@ class ResultsStore:
         ):
             if row[0] in seats:
                 seats[row[0]].append(SeatRecord(*row[1:]))
+        return self._records(rows, seats)
+
+    @staticmethod
+    def _records(rows: list[tuple], seats: dict[int, list[SeatRecord]]) -> list[GameRecord]:
         return [
             GameRecord(
                 started, ended, deck, seed, turns, outcome, tuple(seats[id]), id, tid, round, json.loads(settings), game,
@@ -265,8 +287,8 @@ class ResultsStore:
         """``game``'s ladder as ranked standings (``evolution.tournament.ladder_standings.ranked``), the first ``limit``."""
         rows = self.connection.execute(
             "SELECT name, rating_mu, rating_sigma, games, wins, removals FROM ladder WHERE game = ?"
-            " ORDER BY rating_mu - 3 * rating_sigma DESC, name LIMIT ?",
-            (game, -1 if limit is None else limit),
+            f" ORDER BY {LADDER_TIER}, rating_mu - 3 * rating_sigma DESC, name LIMIT ?",
+            (game, ESTABLISHED, -1 if limit is None else limit),
         ).fetchall()
         return ranked(Standing(*row) for row in rows)
 
@@ -282,10 +304,10 @@ class ResultsStore:
         ).fetchone()
         if row is None:
             return None
-        last = self._last_games(tournament_id)
+        last, counts = self._last_games(tournament_id)
         entrants = tuple(
             EntrantRecord(entrant, name, rank, points, mu, sigma, bool(winner), failure, failed_round,
-                          *last.get(entrant, (None, None, None)))
+                          *last.get(entrant, (None, None, None)), *counts.get(entrant, (0, 0)))
             for entrant, name, rank, points, mu, sigma, winner, failure, failed_round in execute(
                 "SELECT entrant, name, rank, points, rating_mu, rating_sigma, winner, failure, failed_round"
                 " FROM entrants WHERE tournament_id = ? ORDER BY entrant",
@@ -316,8 +338,11 @@ class ResultsStore:
         )
 
 
-    def _last_games(self, tournament_id: int) -> dict[int, tuple[int, int | None, int | None]]:
-        """Each entrant's last game that counted for it: (round, place, score); no place or score if removed.
+    def _last_games(
+        self, tournament_id: int
+    ) -> tuple[dict[int, tuple[int, int | None, int | None]], dict[int, tuple[int, int]]]:
+        """Each entrant's last game that counted for it: (round, place, score), no place or score if removed;
+        and how many counted for it: (games, removals).
 
         A seat with no entrant (a play-off's filler) did not count for its player.
         """
@@ -329,12 +354,15 @@ class ResultsStore:
         ):
             games.setdefault((round, game_id), {})[(seat, entrant)] = score
         last: dict[int, tuple[int, int | None, int | None]] = {}
+        counts: dict[int, tuple[int, int]] = {}
         for (round, _), scores in sorted(games.items()):
             placed = places({seat: score for seat, score in scores.items() if score is not None})  # fillers too
             for (seat, entrant), score in scores.items():
                 if entrant is not None:
                     last[entrant] = (round, placed.get((seat, entrant)), score)
-        return last
+                    played, removals = counts.get(entrant, (0, 0))
+                    counts[entrant] = (played + 1, removals + (score is None))
+        return last, counts
 
 
 def reading(path: str | Path, use: Callable[[ResultsStore], T]) -> T:

@@ -5,7 +5,8 @@ Offers ``Knockout`` and ``Swiss``, each with ``next_round(round, entrants)``
 None when the tournament is over), ``round_over(round, reports, entrants)``,
 ``standings(entrants)`` (``[(rank, entrant)]``, failures last and unranked),
 ``ranked_by`` (what the standings compare, in order, in words:
-``standings.RANKED_BY``), ``game_over(report)`` (after each game),
+``standings.RANKED_BY``), ``keeps_points`` (whether its games give tournament
+points: a Swiss's do, a knockout's do not), ``game_over(report)`` (after each game),
 ``finish(entrants)`` (marks the winners), ``rating(entrant)`` (``(mu,
 sigma)``; ``(None, None)`` in a knockout) and ``rounds_expected(count)`` (for
 progress lines). ``Knockout`` takes ``final_tiebreak`` and ``runners_up``.
@@ -43,6 +44,7 @@ class Playoff:
 class Knockout:
     name = "knockout"
     ranked_by = RANKED_BY[name]
+    keeps_points = False  # its games give no tournament points: who goes on is decided game by game
 
     def __init__(
         self, smallest: int, largest: int, final_tiebreak: str = "co-winners", runners_up: bool = True
@@ -162,6 +164,7 @@ class Knockout:
 class Swiss:
     name = "swiss"
     ranked_by = RANKED_BY[name]
+    keeps_points = True
 
     def __init__(self, smallest: int, largest: int, rounds: int, seed: int | None = None) -> None:
         check_sizes(smallest, largest)

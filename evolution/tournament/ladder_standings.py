@@ -4,13 +4,17 @@
 Offers:
 
 - ``Standing``: one bot of a ladder (its name, openskill rating mu and
-  sigma, finished games, wins, removals), with ``ordinal`` (mu - 3 sigma)
-  and ``to_json(rank)``, the form ``evolution-results --ladder --json`` and
-  the web view show: ``name``, ``rank``, ``rating``, ``rating_sigma``,
-  ``games``, ``wins``, ``removals``;
-- ``ranked(standings)``: best first by mu - 3 sigma (the cautious value, so a
-  bot with few games does not lead on luck), then name; equal values
-  (to 3 decimals, as shown) share a rank;
+  sigma, finished games, wins, removals), with ``ordinal`` (mu - 3 sigma),
+  ``provisional`` (fewer than ``ratings.ESTABLISHED`` games played to the
+  end) and ``to_json(rank)``, the form ``evolution-results --ladder --json``
+  and the web view show: ``name``, ``rank``, ``rating``, ``rating_sigma``,
+  ``games``, ``wins``, ``removals``, ``provisional``;
+- ``ranked(standings)``: established ratings first, then provisional ones,
+  then the bots removed from every game they played (``ratings.tier``); in
+  each, best first by mu - 3 sigma (the cautious value), then name; equal
+  values (to 3 decimals, as shown) share a rank; ``shared_ranks(keys)``,
+  the ranks of keys in order, equal keys sharing the best (the Swiss
+  leaderboard's too);
 - ``Standings(kept=(), recent=RECENT)``: the standings of a running
   ladder, starting from those an earlier run kept (a bot that comes back
   under its name goes on from there); ``game_over(seats)`` takes one
@@ -34,8 +38,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any, Iterable, NamedTuple, Sequence
 
-from evolution.outcomes import competition_ranks
-from evolution.tournament.ratings import Ratings
+from evolution.tournament.ratings import Ratings, provisional, tier
 from evolution.tournament.scoring import places
 
 RECENT = 3
@@ -55,19 +58,36 @@ class Standing:
     def ordinal(self) -> float:
         return self.rating_mu - 3 * self.rating_sigma
 
+    @property
+    def provisional(self) -> bool:
+        return provisional(self.games, self.removals)
+
+    @property
+    def tier(self) -> int:
+        return tier(self.games, self.removals)
+
     def to_json(self, rank: int) -> dict[str, Any]:
         return {
             "name": self.name, "rank": rank, "rating": round(self.rating_mu, 3),
             "rating_sigma": round(self.rating_sigma, 3), "games": self.games, "wins": self.wins,
-            "removals": self.removals,
+            "removals": self.removals, "provisional": self.provisional,
         }
 
 
 def ranked(standings: Iterable[Standing]) -> list[tuple[int, Standing]]:
-    """(rank, standing), best first by mu - 3 sigma, then name; equal values (to 3 decimals) share a rank."""
-    ordered = sorted(standings, key=lambda standing: (-round(standing.ordinal, 3), standing.name))
-    ranks = competition_ranks([(index, round(standing.ordinal, 3)) for index, standing in enumerate(ordered)])
-    return [(entry.rank, ordered[entry.id]) for entry in ranks]
+    """(rank, standing): by tier (established, provisional, removed from every game), then mu - 3 sigma, then name;
+    equal tiers and values (to 3 decimals) share a rank."""
+    ordered = sorted(standings, key=lambda standing: (standing.tier, -round(standing.ordinal, 3), standing.name))
+    ranks = shared_ranks([(standing.tier, -round(standing.ordinal, 3)) for standing in ordered])
+    return list(zip(ranks, ordered))
+
+
+def shared_ranks(keys: Sequence[tuple]) -> list[int]:
+    """Ranks of keys in order, best first: equal keys share the best rank (1, 1, 3)."""
+    ranks: list[int] = []
+    for index, key in enumerate(keys):
+        ranks.append(ranks[-1] if index and keys[index - 1] == key else index + 1)
+    return ranks
 
 
 class LadderSeat(NamedTuple):

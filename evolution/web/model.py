@@ -5,8 +5,9 @@ Offers ``WebModel(feed, reader, clock)``, which follows the host's feed
 does not answer in time fails with ``Unanswered``, a 503):
 ``overview()``; ``games(limit, before)``, ``game(id)``, ``is_running(id)``,
 ``live_game(id)``, ``replay(id)``, ``transcript(id, seat=None)``;
-``tournaments()``, ``tournament(id)``, ``ladder()``. ``changed`` (the push
-hub's ``mark``) hears the name of every picture that changed. And
+``tournaments()``, ``tournament(id)``, ``ladder()``, ``ladder_removals()``,
+``ladder_page()`` (both), ``player(name, limit, before)``. ``changed`` (the
+push hub's ``mark``) hears the name of every picture that changed. And
 ``Shared`` (one read under way per key, however many ask for it).
 
 Where each answer comes from (feed or store), and why a game just over is
@@ -113,6 +114,7 @@ class WebModel:
     def _store_changed(self, tournament: int | None) -> None:
         self._stored_at = float("-inf")
         self.changed("overview")
+        self.changed("ladder")
         if tournament is not None:
             self.changed(f"tournament/{tournament}")
 
@@ -273,6 +275,18 @@ class WebModel:
 
     def ladder(self) -> Deferred[list[Json]]:
         return self.reader.read("ladder", self.feed.game)
+
+    def ladder_removals(self) -> Deferred[list[Json]]:
+        return self.reader.read("ladder_removals", self.feed.game)
+
+    def ladder_page(self) -> Deferred[Json]:
+        """The ladder page's picture: ``{"standings": ladder(), "removals": ladder_removals()}``."""
+        return gathered([self.ladder(), self.ladder_removals()]).addCallback(
+            lambda found: {"standings": found[0], "removals": found[1]})
+
+    def player(self, name: str, limit: int, before: int | None = None) -> Deferred[Json | None]:
+        """A player's page (``evolution.store.queries.player``): its stored games, a page at a time; None if none."""
+        return self.reader.read("player", name, self.feed.game, limit, before)
 
     def tournaments(self) -> Deferred[list[Json]]:
         def merged(found: list[Any]) -> list[Json]:

@@ -59,6 +59,8 @@ READS: dict[str, Callable[..., Any]] = {
     "tournament_and_games": queries.tournament_and_games,
     "all_tournaments": queries.all_tournaments,
     "ladder": queries.ladder,
+    "ladder_removals": queries.ladder_removals,
+    "player": queries.player,
     "stored_overview": queries.stored_overview,
     "stored_replay": _encoded(stored_replay),
     "replay_of_text": _encoded(replay_of_text),

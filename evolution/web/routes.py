@@ -5,11 +5,15 @@ Offers ``WebResource(view, hub, store_refresh)``, one leaf resource that
 routes every path itself (GET and HEAD only), and ``StaticFiles``, the page
 files loaded once at start-up from the package. Routes:
 
-    /, /games/ID, /tournaments/ID          the pages
+    /, /games/ID, /tournaments/ID,         the pages (one shell, its title and brand naming the host's game)
+    /ladder, /players/NAME
     /static/...                            their scripts, style sheet and icon
-    /api/overview, /api/ladder             JSON
+    /api/overview                          JSON
+    /api/ladder, /api/ladder/removals
     /api/games (?limit=N&before=ID), /api/games/ID, .../replay, .../transcript
     /api/tournaments, /api/tournaments/ID
+    /api/players/NAME (?limit=N&before=ID) NAME percent-encoded UTF-8
+    /api/ladder/standings.csv|json, /api/tournaments/ID/standings.csv|json   downloads
     /api/.../events                        Server-Sent Events
 
 Every answer's JSON, and the headers every response carries:
@@ -19,6 +23,7 @@ docs/web-view.md ("API", and "Inside the web view").
 from __future__ import annotations
 
 import hashlib
+import html
 import json
 from pathlib import Path
 from typing import Any, Callable
@@ -30,9 +35,12 @@ from twisted.python.failure import Failure
 from twisted.web.resource import Resource
 from twisted.web.server import NOT_DONE_YET, Request
 
-from evolution.games import GAME_NAMES, game
+from evolution.games import DEFAULT_GAME, GAME_NAMES, UnknownGame, game
 from evolution.store.queries import Missing
 from evolution.store.reader import Busy
+from evolution.text import quoted
+from evolution.tournament.ratings import ESTABLISHED
+from evolution.web.downloads import KINDS, Download, ladder_standings, tournament_standings
 from evolution.web.model import WebModel
 from evolution.web.push import Hub, Message
 from evolution.web.read_process import Encoded
@@ -61,6 +69,7 @@ SECURITY_HEADERS = {
 JSON_TYPE = b"application/json; charset=utf-8"
 MAX_ID = 10**12
 GAMES_LIMIT = 500
+PLAYER_GAMES = 50  # a player's games on one page of /api/players/NAME, unless ?limit= says
 
 
 class StaticFiles:
@@ -81,13 +90,23 @@ class StaticFiles:
         kind = TYPES.get(path.suffix)
         if kind is not None:
             body = path.read_bytes()
-            etag = b'"' + hashlib.sha256(body).hexdigest()[:16].encode("ascii") + b'"'
-            self.files[name] = (body, kind, etag)
+            self.files[name] = (body, kind, _etag(body))
+
+    def filled(self, name: str, **values: str) -> tuple[bytes, bytes, bytes]:
+        """The file ``name`` with each ``{{key}}`` in it replaced by ``values[key]``, HTML-escaped."""
+        body, kind, _ = self.files[name]
+        for key, value in values.items():
+            body = body.replace(b"{{%s}}" % key.encode("ascii"), html.escape(value).encode("utf-8"))
+        return body, kind, _etag(body)
 
     def serve(self, request: Request, name: str) -> bytes:
         found = self.files.get(name)
         if found is None:
             return _error(request, 404, f"no file {name}")
+        return self.send(request, found)
+
+    @staticmethod
+    def send(request: Request, found: tuple[bytes, bytes, bytes]) -> bytes:
         body, kind, etag = found
         request.setHeader(b"Content-Type", kind)
         request.setHeader(b"ETag", etag)
@@ -96,6 +115,18 @@ class StaticFiles:
             request.setResponseCode(304)
             return b""
         return body
+
+
+def _etag(body: bytes) -> bytes:
+    return b'"' + hashlib.sha256(body).hexdigest()[:16].encode("ascii") + b'"'
+
+
+def host_title(name: str | None) -> str:
+    """What every page's title and brand call the host: its game's title (``Fish host``)."""
+    try:
+        return f"{game(name or DEFAULT_GAME).title} host"
+    except UnknownGame:
+        return "Game host"
 
 
 def _error(request: Request, code: int, sentence: str) -> bytes:
@@ -114,6 +145,20 @@ def _number(text: str) -> int | None:
 
 class BadQuery(Exception):
     pass
+
+
+def _player_name(request: Request, index: int) -> str:
+    """The player's name in the path's segment ``index``: percent-encoded UTF-8 (a lone surrogate as its 3 bytes)."""
+    try:
+        return request.postpath[index].decode("utf-8", "surrogatepass")
+    except UnicodeDecodeError:
+        raise BadQuery("a player's name in the address is its UTF-8 bytes, percent-encoded") from None
+
+
+def _standings_file(file: str) -> str | None:
+    """``standings.csv`` -> ``csv`` (a kind of ``downloads.KINDS``); None for any other name."""
+    stem, _, kind = file.partition(".")
+    return kind if stem == "standings" and kind in KINDS else None
 
 
 def _query_number(request: Request, name: str, default: int | None, low: int, high: int) -> int | None:
@@ -135,6 +180,8 @@ class WebResource(Resource):
         self.hub = hub
         self.store_refresh = store_refresh
         self.static = static if static is not None else StaticFiles()
+        game_name = getattr(getattr(view, "feed", None), "game", None)
+        self.shell = self.static.filled(PAGE, host=host_title(game_name), established=str(ESTABLISHED))
 
     def render(self, request: Request) -> bytes | int:
         for name, value in SECURITY_HEADERS.items():
@@ -152,10 +199,10 @@ class WebResource(Resource):
 
     def route(self, request: Request, parts: list[str]) -> bytes | int:
         match parts:
-            case []:
-                return self.static.serve(request, PAGE)
+            case [] | ["ladder"] | ["players", _]:
+                return self.static.send(request, self.shell)
             case ["games" | "tournaments", number] if _number(number) is not None:
-                return self.static.serve(request, PAGE)
+                return self.static.send(request, self.shell)
             case ["static", *path]:
                 return self.static.serve(request, "/".join(path))
             case ["api", "overview"]:
@@ -177,6 +224,19 @@ class WebResource(Resource):
                 return self.json(request, self.view.transcript(game, seat), download=f"{name}.json")
             case ["api", "ladder"]:
                 return self.json(request, self.view.ladder())
+            case ["api", "ladder", "removals"]:
+                return self.json(request, self.view.ladder_removals())
+            case ["api", "ladder", "events"]:
+                return self.stream(request, "ladder", self._ladder_message, refresh=2 * self.store_refresh,
+                                   interval=2.0)
+            case ["api", "ladder", file] if (kind := _standings_file(file)) is not None:
+                return self.json(request, self.view.ladder().addCallback(
+                    lambda rows: ladder_standings(rows, self.view.feed.game, kind)))
+            case ["api", "players", _]:
+                limit = _query_number(request, "limit", PLAYER_GAMES, 1, GAMES_LIMIT)
+                before = _query_number(request, "before", None, 1, MAX_ID)
+                name = _player_name(request, 2)
+                return self.json(request, self.view.player(name, limit, before), f"no player named {quoted(name)}")
             case ["api", "games", number, "events"] if (game := _number(number)) is not None:
                 if not self.view.is_running(game):
                     request.setResponseCode(204)  # not running: a browser's EventSource stops here
@@ -186,6 +246,12 @@ class WebResource(Resource):
                 return self.json(request, self.view.tournaments())
             case ["api", "tournaments", number] if (tournament := _number(number)) is not None:
                 return self.json(request, self.view.tournament(tournament), f"there is no tournament {tournament}")
+            case ["api", "tournaments", number, file] if (tournament := _number(number)) is not None and (
+                kind := _standings_file(file)
+            ) is not None:
+                return self.json(request, self.view.tournament(tournament).addCallback(
+                    lambda data: None if data is None else tournament_standings(data, kind)),
+                    f"there is no tournament {tournament}")
             case ["api", "tournaments", number, "events"] if (tournament := _number(number)) is not None:
                 return self.stream(
                     request, f"tournament/{tournament}", lambda: self._tournament_message(tournament),
@@ -207,6 +273,11 @@ class WebResource(Resource):
                 body = _error(request, 404, missing)
             elif isinstance(value, Encoded):
                 body = self._encoded(request, value)
+            elif isinstance(value, Download):
+                request.setHeader(b"Content-Type", value.kind)
+                request.setHeader(b"Cache-Control", b"no-store")
+                request.setHeader(b"Content-Disposition", f'attachment; filename="{value.name}"'.encode("ascii"))
+                body = value.body
             else:
                 request.setHeader(b"Content-Type", JSON_TYPE)
                 request.setHeader(b"Cache-Control", b"no-store")
@@ -266,6 +337,9 @@ class WebResource(Resource):
             request.setHeader(b"Retry-After", b"10")
             return _error(request, 503, "too many pages are watching this host; try again later")
         return NOT_DONE_YET
+
+    def _ladder_message(self) -> Deferred[Message]:
+        return self.view.ladder_page().addCallback(lambda data: Message("ladder", data))
 
     def _overview_message(self) -> Deferred[Message]:
         return self.view.overview().addCallback(lambda data: Message("overview", data))

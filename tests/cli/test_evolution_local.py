@@ -36,7 +36,9 @@ def test_a_game_of_8_players_finishes_and_the_same_seed_gives_the_same_output():
     assert first.returncode == 0 and first.stderr == ""
     lines = first.stdout.splitlines()
     assert lines[0].startswith("game 1 of 1 (seed 1, ")
-    assert len(lines) == 2 + 8  # title, header, one row per player
+    assert len(lines) == 2 + 8 + 1  # title, header, one row per player, what "=" means (seed 1 ends in ties)
+    assert lines[-1].startswith("  = equal scores share a place, as tournament points and ratings count them;"
+                                " the game's ranks split them by the reverse of the final turn order")
     assert again.stdout == first.stdout
 
 
@@ -48,7 +50,10 @@ def test_json_output_has_one_entry_per_seat():
     assert [row["seat"] for row in rows] == [1, 2, 3, 4, 5]
     assert [row["name"] for row in rows] == [f"silly-{seat}" for seat in range(1, 6)]
     for row in rows:
-        assert {"seat", "name", "score", "rank"} <= set(row) <= {"seat", "name", "score", "rank", "removed"}
+        assert {"seat", "name", "score", "rank", "place"} <= set(row) <= {"seat", "name", "score", "rank", "place",
+                                                                          "removed"}
+        assert row["place"] == (None if row["score"] is None else
+                                1 + sum(other["score"] > row["score"] for other in rows if other["score"] is not None))
     ranked = sorted((row for row in rows if row["rank"] is not None), key=lambda row: row["rank"])
     assert [row["rank"] for row in ranked] == list(range(1, len(ranked) + 1))
     assert [row["score"] for row in ranked] == sorted((row["score"] for row in ranked), reverse=True)

@@ -115,3 +115,48 @@ def test_one_tournament_as_a_table_is_safe_for_a_terminal(tmp_path, capsys):
     assert capsys.readouterr().err == f"evolution-results: no tournament #7 in {db}\n"
     assert main(["--db", db, "--tournaments"]) == 0
     assert capsys.readouterr().out.count("\n") == 1
+
+
+def test_equal_scores_share_a_place_and_the_rule_that_split_their_ranks_is_named(tmp_path, capsys):
+    store = ResultsStore.open(tmp_path / "r.sqlite")
+    store.record(GameRecord("t0", "t1", "shuffled", 5, 3, "finished", (
+        SeatRecord(1, "ann", 5, 3), SeatRecord(2, "bo", 7, 1), SeatRecord(3, "cy", 5, 2), SeatRecord(4, "dee", 5, 4),
+        SeatRecord(5, "eve", 2, 5),
+    )))
+    store.close()
+    assert main(["--db", str(tmp_path / "r.sqlite")]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1] == "  rank  place  seat  name                  score"
+    assert [line.split()[:4] for line in lines[2:7]] == [
+        ["1", "1", "2", "bo"], ["2", "=2", "3", "cy"], ["3", "=2", "1", "ann"], ["4", "=2", "4", "dee"],
+        ["5", "5", "5", "eve"],
+    ]
+    assert lines[7] == ("  = equal scores share a place, as tournament points and ratings count them; the game's ranks"
+                        " split them by the reverse of the final turn order (the course's rule: every player its own"
+                        " rank)")
+    assert main(["--db", str(tmp_path / "r.sqlite"), "--json"]) == 0
+    [game] = json.loads(capsys.readouterr().out)
+    assert [seat["place"] for seat in game["players"]] == [2, 1, 2, 2, 5]
+    assert game["tie_break"].startswith("the reverse of the final turn order")
+
+
+def test_the_ladder_marks_provisional_ratings_and_ranks_them_after_the_established(tmp_path, capsys):
+    store = ResultsStore.open(tmp_path / "r.sqlite")
+    for number in range(1, 7):  # "new" plays the last game only and wins it; "gone" is removed from it
+        seats = [SeatRecord(1, "old", 3, 1, rating_mu=26.0 - number / 10, rating_sigma=6.5),
+                 SeatRecord(2, "also old", 1, 2, rating_mu=24.0, rating_sigma=6.6)]
+        if number == 6:
+            seats += [SeatRecord(3, "new", 9, 1, rating_mu=40.0, rating_sigma=7.0),
+                      SeatRecord(4, "gone", None, None, 2, "choose", "late", rating_mu=21.0, rating_sigma=8.0)]
+        store.record(GameRecord("t0", "t1", "shuffled", number, 3, "finished", tuple(seats), ladder=True))
+    store.close()
+    assert main(["--db", str(tmp_path / "r.sqlite"), "--ladder", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [(row["name"], row["rank"], row["provisional"]) for row in rows] == [
+        ("old", 1, False), ("also old", 2, False), ("new", 3, True), ("gone", 4, True)]
+    assert main(["--db", str(tmp_path / "r.sqlite"), "--ladder"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1] == ("  ? marks a provisional rating (fewer than 5 games played to the end), ranked after every"
+                        " established one; a bot removed from every game it played comes last")
+    assert [line.split()[1] for line in lines[3:]] == ["old", "also", "new", "gone"]
+    assert [line.split("+-")[1].split()[0].endswith("?") for line in lines[3:]] == [False, False, True, True]

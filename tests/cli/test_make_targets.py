@@ -116,7 +116,7 @@ def test_the_ladder_demo_prints_the_leaders_then_the_ladder():
     assert re.fullmatch(r"ladder: \d+ games? so far; leaders 1\. .*", lines[3]), lines
     table = lines[lines.index("") + 1:]
     assert table[0] == "  ladder of evolution: 5 bots, ranked by the rating mu - 3 sigma; equal values share a rank"
-    assert len(table) == 2 + 5
+    assert len(table) == 3 + 5
 
 
 PROGRESS_LINE = re.compile(

@@ -112,3 +112,17 @@ def test_a_failure_comes_before_the_removal_and_names_are_escaped():
         "            2  removed   in turn 1 (feed-next): no reply to feed-next within 1 s",
         '   1002     1  sent      "\\u202e"',
     ]
+
+
+def test_each_seat_has_the_place_its_score_gives_it_and_a_split_tie_names_its_rule():
+    seats = (SeatRecord(1, "a", 6, 2), SeatRecord(2, "b", 6, 1), SeatRecord(3, "c", 4, 3),
+             SeatRecord(4, "d", removed_turn=1, removed_step="choose", removed_reason="late"))
+    data = transcript(GameRecord("t0", "t1", "shuffled", 3, 1, "finished", seats, id=5), [])
+    assert [(seat["rank"], seat["place"]) for seat in data["seats"]] == [(2, 1), (1, 1), (3, 3), (None, None)]
+    assert data["tie_break"] == "the reverse of the final turn order (the course's rule: every player its own rank)"
+    one = transcript(GameRecord("t0", "t1", "shuffled", 3, 1, "finished", seats, id=5), [], seat=3)
+    assert [(seat["seat"], seat["place"]) for seat in one["seats"]] == [(3, 3)]
+    fish = GameRecord("t0", "t1", "random", 3, 1, "finished", (SeatRecord(1, "a", 6, 1), SeatRecord(2, "b", 6, 1)),
+                      id=6, game="fish")
+    assert transcript(fish, [])["tie_break"] is None  # Fish's referee ranks equal scores alike
+    assert [seat["place"] for seat in transcript(fish, [])["seats"]] == [1, 1]

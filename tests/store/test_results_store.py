@@ -112,9 +112,10 @@ def test_results_json_lists_games_with_players(tmp_path):
     [game] = json.loads(listing.stdout)
     assert game["seed"] == 42 and game["outcome"] == "finished"
     assert game["players"][1] == {
-        "seat": 2, "name": "beta", "score": None, "rank": None,
+        "seat": 2, "name": "beta", "score": None, "rank": None, "place": None,
         "removed_turn": 2, "removed_step": "feed", "removed_reason": "no reply to feed-next within 1 s",
     }
+    assert [seat["place"] for seat in game["players"]] == [1, None, 2] and game["tie_break"] is None
 
 
 def test_results_table_ranks_and_shows_removals(tmp_path):
@@ -123,7 +124,7 @@ def test_results_table_ranks_and_shows_removals(tmp_path):
     store.close()
     lines = results("--db", str(tmp_path / "r.sqlite")).stdout.splitlines()
     assert "seed 42" in lines[0]
-    assert [line.split()[2] for line in lines[2:]] == ["alpha", "gamma", "beta"]
+    assert [line.split()[3] for line in lines[2:]] == ["alpha", "gamma", "beta"]
     assert lines[-1].endswith("removed in turn 2 (feed): no reply to feed-next within 1 s")
 
 

@@ -1,12 +1,18 @@
-"""Draw the README's screenshots of the web view: a live game between bots that think.
+"""Draw the README's screenshots of the web view: a live game between bots that think, a ladder, a player.
 
     .venv/bin/python tests/support/web_screenshot.py docs/web-view.png [--game fish] [--width 1440] [--height 720] [--dark] [--seed S]
+    .venv/bin/python tests/support/web_screenshot.py docs/web-view-ladder.png --page ladder
+    .venv/bin/python tests/support/web_screenshot.py docs/web-view-player.png --page player
 
 Runs a host with its web view on loopback in this process, signs up slow
 bots (Evolution: six silly ones; Fish: four, greedy and maximin), and once
 the game is well under way (Evolution: its second turn's feeding; Fish: its
 ninth move), has headless Chromium (``browser.chromium``) open the game's
-page and take a picture of it.
+page and take a picture of it. ``--page ladder`` and ``--page player`` run
+a ladder of seven bots instead (a cheater removed in its first game, a bot
+that joins late: both provisional) until it has played ``LADDER_GAMES``
+games, and picture the ladder's page (its provisional marks and removals) or
+the page of one bot (its rating over time and its games).
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ from twisted.internet.defer import ensureDeferred  # noqa: E402
 from twisted.internet.task import deferLater  # noqa: E402
 from twisted.internet.threads import blockingCallFromThread, deferToThread  # noqa: E402
 
+from evolution.games import game  # noqa: E402
 from tests.support.browser import chromium, missing  # noqa: E402
 from tests.support.hosting import until  # noqa: E402
 from tests.support.webhosting import SlowPlayer, WebHost, fish_client, get  # noqa: E402
@@ -85,10 +92,42 @@ def shoot(host: WebHost, arguments: Any) -> None:
         page.screenshot(path=str(arguments.path))
 
 
+LADDER_GAMES = 24
+LADDER = ("--ladder", "--players", "3-4", "--signup-window", "0.3", "--timeout", "2")
+PAGES = {"ladder": "/ladder", "player": "/players/Lamarck"}
+
+
+async def ladder_played(host: WebHost) -> None:
+    """Seven bots on the ladder: a cheater removed from its first game, a late one; until LADDER_GAMES are stored."""
+    for name in ("Darwin's finch", "wallace", "Lamarck", "mendel-bot 2", "haeckel"):
+        host.client(name, SlowPlayer(0.01))
+    host.client("cheater", game("evolution").strategy("cheater"))
+    await until(lambda: host.runner.games_over >= LADDER_GAMES, interval=0.2)
+    host.client("Tiktaalik", SlowPlayer(0.01))  # joins late: a provisional rating
+    await until(lambda: sum("Tiktaalik" in [seat.name for seat in game.players] for game in host.runner.records) >= 2,
+                interval=0.2)
+    await host.writer.idle()
+
+
+def shoot_page(host: WebHost, arguments: Any) -> None:
+    """On a worker thread: the ladder plays, then the picture of its page or of a player's."""
+    blockingCallFromThread(reactor, lambda: ensureDeferred(ladder_played(host)))
+    with chromium() as browser:
+        page = browser.new_page(viewport={"width": arguments.width, "height": arguments.height},
+                                color_scheme="dark" if arguments.dark else "light")
+        page.goto(host.url(PAGES[arguments.page]))
+        page.wait_for_selector(".ladder-table, .rating-chart")
+        page.wait_for_timeout(400)
+        page.screenshot(path=str(arguments.path))
+
+
 async def draw(arguments: Any, folder: Path) -> None:
-    host = WebHost(folder, *SCENES[arguments.game].options, "--seed", str(arguments.seed))
+    if arguments.page is not None:
+        host = WebHost(folder, *LADDER, "--seed", str(arguments.seed))
+    else:
+        host = WebHost(folder, *SCENES[arguments.game].options, "--seed", str(arguments.seed))
     try:
-        await deferToThread(shoot, host, arguments)
+        await deferToThread(shoot_page if arguments.page is not None else shoot, host, arguments)
     finally:
         await host.stop()
 
@@ -97,6 +136,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("path", type=Path)
     parser.add_argument("--game", choices=sorted(SCENES), default="evolution")
+    parser.add_argument("--page", choices=sorted(PAGES), help="a ladder's page or a player's, instead of a game")
     parser.add_argument("--width", type=int, default=1440)
     parser.add_argument("--height", type=int, default=720)
     parser.add_argument("--seed", type=int, default=5)

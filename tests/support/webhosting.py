@@ -349,7 +349,7 @@ class _Recorder:
                 SeatRecord(
                     number, entrant.name, seat.score, ranks.get(entrant), 1 if seat.failure else None,
                     "choose" if seat.failure else None, seat.failure, entrant.number,
-                    points(place, size) if place is not None else None, mu, sigma,
+                    points(place, size) if place is not None and self.format.keeps_points else None, mu, sigma,
                 )
             )
         return GameRecord(_now(), _now(), "shuffled", self.next_game, 3, "finished", tuple(seats), self.next_game,

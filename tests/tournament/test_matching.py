@@ -9,6 +9,7 @@ import pytest
 from evolution.tournament.allocation import seated
 from evolution.tournament.ladder_standings import LadderSeat, Standing, Standings, ranked
 from evolution.tournament.matching import tables
+from evolution.tournament.ratings import ESTABLISHED, provisional, tier
 
 
 def no_meetings(a: str, b: str) -> int:
@@ -90,11 +91,44 @@ def test_standings_go_on_from_what_was_kept():
 
 
 def test_the_leaderboard_ranks_by_mu_minus_three_sigma_and_ties_share_a_rank():
-    rows = ranked([Standing("sure", 25.0, 1.0), Standing("lucky", 35.0, 8.0), Standing("also", 25.0, 1.0),
-                   Standing("new", 25.0, 25 / 3)])
+    rows = ranked([Standing("sure", 25.0, 1.0, 9), Standing("lucky", 35.0, 8.0, 9), Standing("also", 25.0, 1.0, 9),
+                   Standing("new", 25.0, 25 / 3, 9)])
     assert [(rank, standing.name) for rank, standing in rows] == [(1, "also"), (1, "sure"), (3, "lucky"), (4, "new")]
-    assert rows[0][1].to_json(1) == {"name": "also", "rank": 1, "rating": 25.0, "rating_sigma": 1.0, "games": 0,
-                                     "wins": 0, "removals": 0}
+    assert rows[0][1].to_json(1) == {"name": "also", "rank": 1, "rating": 25.0, "rating_sigma": 1.0, "games": 9,
+                                     "wins": 0, "removals": 0, "provisional": False}
+
+
+def test_provisional_ratings_come_after_every_established_one_and_bots_removed_from_every_game_last():
+    assert ESTABLISHED == 5
+    rows = ranked([
+        Standing("steady loser", 5.0, 6.0, 15, 0, 0),  # mu - 3 sigma = -13: the worst rating here
+        Standing("sleeper", 21.0, 8.1, 1, 0, 1),  # removed in its only game: -3.3
+        Standing("lucky", 32.0, 7.9, 4, 4, 0),  # 4 wins in 4 games: 8.3, the best rating here
+        Standing("often removed", 20.0, 7.0, 9, 0, 5),  # 4 games played to the end: provisional
+        Standing("cheater", 22.0, 7.5, 6, 0, 6),  # removed from all 6 games it sat in: -0.5
+        Standing("regular", 26.0, 6.5, 12, 3, 1),  # 11 to the end: 6.5
+    ])
+    assert [(rank, standing.name, standing.provisional) for rank, standing in rows] == [
+        (1, "regular", False), (2, "steady loser", False),
+        (3, "lucky", True), (4, "often removed", True),
+        (5, "cheater", True), (6, "sleeper", True),  # removed from every game: last, by their ratings
+    ]
+    assert [tier(games, removals) for games, removals in ((5, 0), (6, 1), (5, 1), (1, 0), (3, 3), (0, 0))] == [
+        0, 0, 1, 1, 2, 2]
+    assert [provisional(games, removals) for games, removals in ((5, 0), (4, 0), (7, 3))] == [False, True, True]
+
+
+def test_a_bot_removed_from_its_only_game_never_ranks_above_an_honest_bot_of_many_games():
+    """The issue's ladder: a sleeper and a cheater, one game each, were 18th and 19th, above a silly bot of 15."""
+    standings = Standings()
+    for game in range(15):  # silly always last, against two strong bots
+        standings.game_over([LadderSeat("strong", 30), LadderSeat("also strong", 20), LadderSeat("silly", 1)])
+    standings.game_over([LadderSeat("winner", 9), LadderSeat("sleeper", None), LadderSeat("cheater", None)])
+    silly, sleeper = standings.standing("silly"), standings.standing("sleeper")
+    assert sleeper.ordinal > silly.ordinal  # what mu - 3 sigma alone said
+    order = [standing.name for _, standing in ranked(standings.standing(name) for name in standings.counts)]
+    assert order.index("silly") < order.index("winner") < order.index("sleeper")
+    assert set(order[-2:]) == {"cheater", "sleeper"}
 
 
 def test_bots_that_all_play_every_round_play_equally_often():

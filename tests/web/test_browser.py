@@ -20,7 +20,7 @@ from twisted.trial import unittest
 from evolution.text import escape
 from tests.support.browser import chromium, missing
 from tests.support.hosting import until
-from tests.support.webhosting import QUICK, SlowPlayer, apply, new_web_host, tournament_operations
+from tests.support.webhosting import QUICK, HeldPlayer, SlowPlayer, apply, new_web_host, tournament_operations
 
 NASTY = '<img src=x onerror="document.title=\'owned\'">\x1b[31m\u202eevil'
 SKIP = missing()
@@ -58,6 +58,35 @@ def text(page: Any, selector: str) -> str:
     return page.locator(selector).first.inner_text()
 
 
+def names_link_to_their_pages(page: Any) -> list[str]:
+    """Every name drawn on the page that is not a link to its player's page (the page's own subject aside)."""
+    return page.evaluate("""() => [...document.querySelectorAll('main .name')]
+        .filter((node) => !node.closest('h1'))
+        .filter((node) => node.tagName !== 'A' || !node.getAttribute('href').startsWith('/players/'))
+        .map((node) => node.outerHTML)""")
+
+
+def shared_places(tournament: Any) -> dict[tuple[int, str], bool]:
+    """The Swiss round table: (round, player) -> whether the cell shows a shared place ("=1st")."""
+    cells = tournament.evaluate("""() => [...document.querySelectorAll('table.rounds tbody tr')].flatMap((row) =>
+        [...row.querySelectorAll('td')].slice(1, -1).map((cell, k) =>
+            [k + 1, row.querySelector('td .name').textContent, cell.textContent]))""")
+    return {(round, name): cell.startswith("=") for round, name, cell in cells if cell[:1] not in ("—", "o")}
+
+
+def headings_over_their_games(tournament: Any) -> list[str]:
+    """The bracket's round headings that are not right above their round's first game (all at one height)."""
+    boxes = tournament.evaluate("""() => [...document.querySelectorAll('.bracket .round')].map((round) => {
+        const heading = round.querySelector('h3').getBoundingClientRect();
+        const game = round.querySelector('.bracket-game').getBoundingClientRect();
+        return [round.querySelector('h3').textContent, heading.top, heading.bottom, heading.left, heading.right,
+                game.top, game.left, game.right];
+    })""")
+    tops = {round(box[1]) for box in boxes}
+    return [title for title, top, bottom, left, right, game_top, game_left, game_right in boxes
+            if not (0 <= game_top - bottom <= 16 and left < game_right and game_left < right) or len(tops) > 1]
+
+
 class BrowserTests(unittest.TestCase):
     timeout = 120
     skip = SKIP
@@ -87,14 +116,22 @@ class BrowserTests(unittest.TestCase):
                 self.assertEqual(overview.locator("img").count(), 1)  # the brand icon: no name became markup
                 self.assertEqual(overview.title(), "Evolution host")
                 sign_up("cy")
-                overview.wait_for_selector("a.game-card")
+                overview.wait_for_selector(".game-card .card-link")
+                self.assertEqual(names_link_to_their_pages(overview), [])
+                self.assertTrue(overview.evaluate("""() => {  // a name on a game's card is a link above the card's own
+                    const name = document.querySelector('.game-card a.name');
+                    const box = name.getBoundingClientRect();
+                    return document.elementFromPoint(box.left + 2, box.top + box.height / 2) === name;
+                }"""))
                 page.check(self)
 
-                overview.click("a.game-card")
+                overview.click(".game-card .card-link")
                 game = overview
                 game.wait_for_selector(".player")
                 game.evaluate("window.sameDocument = true")
                 self.assertEqual(sorted(game.locator(".player-name").all_inner_texts()), sorted(["ann", escape(NASTY), "cy"]))
+                self.assertEqual(names_link_to_their_pages(game), [])
+                self.assertRegex(game.title(), r"^Game \d+ · Evolution host$")
                 first = text(game, ".table-head") + text(game, ".lines")
                 game.wait_for_function(
                     "before => document.querySelector('.table-head').innerText"
@@ -156,6 +193,11 @@ class BrowserTests(unittest.TestCase):
         knockout = tournament_operations(2, "knockout", names, 100)
         first_round = next(i for i, op in enumerate(knockout) if op["op"] == "round-over")
         apply(host.options["db"], swiss + knockout[: first_round + 1])
+        scores_shared = {
+            (op["game"]["round"], seat["name"]): sum(other["score"] == seat["score"] for other in op["game"]["players"]) > 1
+            for op in swiss if op["op"] == "game" for seat in op["game"]["players"] if seat.get("score") is not None
+        }
+        self.assertIn(True, scores_shared.values())
 
         def browse() -> None:
             with chromium() as browser:
@@ -171,6 +213,25 @@ class BrowserTests(unittest.TestCase):
                               "unranked.", standings)
                 self.assertIn("μ − 3σ", standings)
                 self.assertIn("player 3 failed in round 1: chose a card it does not hold", text(tournament, "main"))
+                self.assertIn("Evolution · swiss · 3 rounds · 7 players", text(tournament, ".page-head"))
+                self.assertEqual(tournament.title(), "Tournament 1 · Evolution host")
+                self.assertEqual(shared_places(tournament), scores_shared)  # "=1st" where equal scores share it
+                links = tournament.locator(".downloads a")
+                self.assertEqual([links.nth(k).get_attribute("href") for k in range(links.count())],
+                                 ["/api/tournaments/1/standings.csv", "/api/tournaments/1/standings.json"])
+                page.check(self)
+
+                game = page.open(host.url("/games/3"))  # 6, 6 and 5: the first two share the first place
+                game.wait_for_selector(".result")
+                places = [row.inner_text().split("\n") for row in game.locator(".result li").all()]
+                self.assertEqual([row[:2] for row in places],
+                                 [["=1st", "player 7"], ["=1st", "player 1"], ["3rd", "player 5"]])
+                self.assertIn("ranked 2nd by the reverse of the final turn order (the course's rule: every player its own"
+                              " rank)", game.locator(".result li").nth(1).inner_text())
+                self.assertNotIn("ranked", game.locator(".result li").nth(0).inner_text())
+                self.assertEqual(game.locator(".result .points").all_inner_texts(),
+                                 ["10 tournament pts", "10 tournament pts", "0 tournament pts"])
+                self.assertIn("= a place shared by equal scores", text(game, "main"))
                 page.check(self)
 
                 tournament = page.open(host.url("/tournaments/2"))
@@ -187,6 +248,13 @@ class BrowserTests(unittest.TestCase):
                               "then the score in it;", standings)
                 heads = tournament.locator(".panel").first.locator("thead th").all_inner_texts()
                 self.assertEqual(heads[:5], ["#", "Player", "Reached", "Place", "Score"])  # no points in a knockout
+                self.assertEqual(headings_over_their_games(tournament), [])
+                self.assertEqual(tournament.locator(".bracket .round h3").last.inner_text(), "Final")
+                page.check(self)
+                tournament.locator(".bracket .round").last.locator(".card-link").click()  # the final
+                tournament.wait_for_selector(".result")
+                self.assertEqual(tournament.locator(".result .points").count(), 0)  # a knockout gives no points
+                tournament.evaluate("window.sameDocument = true")
                 page.check(self)
 
                 overview = page.open(host.url("/"))
@@ -215,6 +283,45 @@ class BrowserTests(unittest.TestCase):
         await deferToThread(browse)
         host.factory.stop()
         await gatherResults(clients, consumeErrors=True)
+
+    async def test_the_lobby_line_fits_the_moment_before_during_and_after_a_swiss(self) -> None:
+        host = new_web_host(self, "--tournament", "swiss", "--rounds", "1", "--players", "3-5", "--max-signups", "3",
+                            "--signup-window", "30", *QUICK, web={"store_refresh": 0.3})
+        held = HeldPlayer()
+        clients: list = []
+
+        def browse() -> None:
+            with chromium() as browser:
+                page = Page(browser, viewport={"width": 1280, "height": 900})
+                overview = page.open(host.url("/"))
+                overview.wait_for_selector("text=Tournament sign-up, period 1 of 2")
+                self.assertIn("3 more players needed.", text(overview, ".lobby-line"))
+                self.assertEqual(overview.locator("h1").inner_text(), "Evolution host")
+                on_reactor(lambda: clients.extend([host.client("ann", held), host.client("bo"), host.client("cy")]))
+                on_reactor(lambda: held.asked)  # the tournament runs, its only game held
+                overview.wait_for_selector("text=Sign-ups are closed while tournament 1 runs (swiss, round 1).")
+                on_reactor(held.release)
+                overview.wait_for_selector("text=Tournament 1 is over, won by ", timeout=60_000)
+                self.assertRegex(text(overview, ".lobby-line"), r"^Tournament 1 is over, won by [a-z, ]+\. The host takes"
+                                 r" no more sign-ups; this page stays up to show the results\.$")
+                page.check(self)
+
+        await deferToThread(browse)
+        await gatherResults(clients)
+
+    async def test_a_game_of_one_size_says_so(self) -> None:
+        host = new_web_host(self, "--players", "4-4", "--signup-window", "30")
+
+        def browse() -> None:
+            with chromium() as browser:
+                page = Page(browser, viewport={"width": 1280, "height": 900})
+                overview = page.open(host.url("/"))
+                overview.wait_for_selector(".lobby-line")
+                self.assertEqual(text(overview, ".lobby-line"), "Waiting for 4 more players (a game needs 4 players).")
+                self.assertEqual(overview.locator("h2", has_text="Tournaments").count(), 0)  # it plays none
+                page.check(self)
+
+        await deferToThread(browse)
 
     async def test_pages_fit_a_phone(self) -> None:
         host = new_web_host(self, "--players", "5-5", *QUICK)

@@ -20,7 +20,7 @@ from evolution.text import escape
 from tests.support.browser import chromium, missing
 from tests.support.hosting import until
 from tests.support.webhosting import Gate, fish_client, new_web_host
-from tests.web.test_browser import NASTY, Page, on_reactor, text
+from tests.web.test_browser import NASTY, Page, headings_over_their_games, on_reactor, text
 
 SKIP = missing()
 FISH = ("--game", "fish", "--start-timeout", "5", "--first-move-timeout", "5", "--signup-timeout", "5")
@@ -45,6 +45,20 @@ def tiles(page: Any) -> dict[str, int]:
     }""")
 
 
+MARKS = {  # every mark the board draws -> the legend's entry that explains it
+    ".fish-glyph": "fish", ".fish-count": "fish", ".coordinates": "fish", ".tile.hole": "hole",
+    ".penguin": "penguin", ".trail.moved": "moved", ".trail.placed": "placed", ".tile.changed": "changed",
+}
+
+
+def unexplained_marks(page: Any) -> list[str]:
+    """The board's marks with no legend entry drawing the same mark beside its words."""
+    return page.evaluate("""(marks) => Object.entries(marks).filter(([selector, entry]) => {
+        const item = document.querySelector(`.fish-legend li[data-mark="${entry}"]`);
+        return !item || !item.querySelector(`.legend-icon ${selector}`) || item.innerText.trim().length < 10;
+    }).map(([selector]) => selector)""", MARKS)
+
+
 class FishBrowserTests(unittest.TestCase):
     timeout = 180
     skip = SKIP
@@ -63,9 +77,9 @@ class FishBrowserTests(unittest.TestCase):
                 overview = page.open(host.url("/"))
                 overview.wait_for_selector("text=No game is running.")
                 on_reactor(lambda: sign_up("ann", "bea", "cyd"))
-                overview.wait_for_selector("a.game-card")
-                self.assertRegex(text(overview, "a.game-card .muted"), r"^(placement|turn \d+) · ")  # Fish's words
-                overview.click("a.game-card")
+                overview.wait_for_selector(".game-card .card-link")
+                self.assertRegex(text(overview, ".game-card .muted"), r"^(placement|turn \d+) · ")  # Fish's words
+                overview.click(".game-card .card-link")
                 live = overview
                 live.wait_for_selector(".fish-board .tile")
                 on_reactor(placing.open)
@@ -80,6 +94,10 @@ class FishBrowserTests(unittest.TestCase):
                 self.assertEqual([c.split()[1] for c in colours], ["red", "white", "brown"])  # by seat
                 self.assertEqual(live.locator(".fish-player .badge.first").count(), 1)  # who acts next
                 self.assertIn("fish left on", text(live, ".fish-left"))
+                self.assertEqual(unexplained_marks(live), [])
+                self.assertIn("3 and 3 fish drawn: the fish on a tile; 0,0: its row and column",
+                              text(live, '.fish-legend li[data-mark="fish"]'))
+                self.assertEqual((live.title().split(" · ")[-1], text(live, ".brand")), ("Fish host", "Fish host"))
                 live.wait_for_selector(".fish-board .trail.moved", timeout=60_000)  # the moves have begun
                 drawn = tiles(live)
                 self.assertEqual(drawn["penguins"], 9)  # three players, three penguins each
@@ -177,12 +195,17 @@ class FishBrowserTests(unittest.TestCase):
                 standings = tournament.locator(".panel").first.inner_text()
                 for name in names:
                     self.assertIn(name, standings)
+                self.assertIn("Fish · knockout · ", text(tournament, ".page-head"))
+                self.assertEqual(tournament.title(), "Tournament 1 · Fish host")
+                self.assertEqual(headings_over_their_games(tournament), [])
                 page.check(self)
-                tournament.locator(".bracket-game").first.click()  # a link: a new page
+                tournament.locator(".bracket-game .card-link").first.click()  # a link: a new page
                 tournament.wait_for_selector(".controls")
                 tournament.evaluate("window.sameDocument = true")
                 self.assertEqual(tiles(tournament)["tiles"], 36)  # the default 6 x 6 board
                 self.assertIn("Tournament 1, round 1", text(tournament, ".page-head"))
+                self.assertNotIn("tournament pt", text(tournament, ".result"))  # a knockout gives no points
+                self.assertEqual(unexplained_marks(tournament), [])  # the replay's last step: a legend too
                 page.check(self)
 
         await deferToThread(browse)
@@ -210,7 +233,7 @@ class FishBrowserTests(unittest.TestCase):
                 self.assertEqual(text(shown, ".fish-player .player-name"), escape(NASTY))
                 self.assertIn(escape("<b>bold</b>\u202e"), text(shown, ".removals"))
                 self.assertEqual(shown.locator("main img, main b").count(), 0)  # no name became markup
-                self.assertEqual(shown.title(), "Evolution host")
+                self.assertEqual(shown.title(), "Fish host")
                 titles = shown.locator(".fish-board title").all_text_contents()
                 self.assertIn(f"{escape(NASTY)}'s penguin (red) on [1, 1]", titles)
                 self.assertIn("stuck", shown.locator(".fish-player").nth(1).inner_html())  # bea cannot move

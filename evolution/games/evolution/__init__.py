@@ -56,6 +56,7 @@ class EvolutionGame(PackagedParts):
 
     name = "evolution"
     title = "Evolution"
+    tie_break = "the reverse of the final turn order (the course's rule: every player its own rank)"
     min_players = 3  # the dealer's MIN_PLAYERS and MAX_PLAYERS (a test holds them equal)
     max_players = 8
     default_players = (3, 8)

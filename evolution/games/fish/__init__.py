@@ -108,6 +108,7 @@ class FishGame(PackagedParts):
 
     name = "fish"
     title = "Fish"
+    tie_break = None  # the course's referee: equal scores share a rank
     min_players = 2  # the referee's MIN_PLAYERS and MAX_PLAYERS (a test holds them equal)
     max_players = 4
     default_players = (2, 4)

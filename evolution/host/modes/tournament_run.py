@@ -226,7 +226,8 @@ class TournamentRun(Comebacks):
     def _annotate(self, record: GameRecord, report: GameReport, game: list[Entrant]) -> GameRecord:
         """The tournament's view of each seat: which entrant, its points, its rating after the game.
 
-        A play-off's filler (the game does not count for it) is stored as no entrant, with no points.
+        A play-off's filler (the game does not count for it) is stored as no entrant, with no points; a knockout's
+        games give no points.
         """
         seats = []
         for seat, entrant in zip(record.players, game):
@@ -234,9 +235,8 @@ class TournamentRun(Comebacks):
                 seats.append(replace(seat, entrant=None, points=None))
                 continue
             mu, sigma = self.format.rating(entrant)
-            seats.append(replace(
-                seat, entrant=entrant.number, points=report.points.get(entrant, 0), rating_mu=mu, rating_sigma=sigma
-            ))
+            points = report.points.get(entrant, 0) if self.format.keeps_points else None
+            seats.append(replace(seat, entrant=entrant.number, points=points, rating_mu=mu, rating_sigma=sigma))
         return replace(record, players=tuple(seats))
 
     def _failed_waiting(self, entrant: Entrant, reason: str) -> None:

@@ -1,10 +1,7 @@
--- Version 4 -> 5: a tournament a host was interrupted in may be resumed (twistd evolution --resume);
--- each resumption is kept. A version-4 store holds none.
+-- Version 4 -> 5: indexes, so that the web view reads a player's games, and the newest removals,
+-- without reading every seat of every game. Nothing else changes.
 UPDATE version SET version = 5;
 
-CREATE TABLE resumptions (
-    tournament_id INTEGER NOT NULL REFERENCES tournaments (id),
-    round INTEGER NOT NULL,
-    resumed_at TEXT NOT NULL,
-    PRIMARY KEY (tournament_id, resumed_at)
-);
+CREATE INDEX players_by_name ON players (name, game_id);
+CREATE INDEX removals ON players (game_id, seat) WHERE removed_reason IS NOT NULL;
+CREATE INDEX removals_by_name ON players (name, game_id) WHERE removed_reason IS NOT NULL;

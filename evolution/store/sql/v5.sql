@@ -1,5 +1,5 @@
 -- Results store, version 5: games of any game the host serves, with their seats and message
--- logs; tournaments, their rounds, entrants and resumptions; each game's ladder. Text columns that hold what bots sent (names, reasons) may hold
+-- logs; tournaments, their rounds and entrants; each game's ladder. Text columns that hold what bots sent (names, reasons) may hold
 -- any JSON string (see database.py).
 CREATE TABLE version (
     version INTEGER NOT NULL
@@ -28,13 +28,6 @@ CREATE TABLE entrants (
     failure TEXT,                      -- why the entrant is out of the tournament for good
     failed_round INTEGER,
     PRIMARY KEY (tournament_id, entrant)
-);
-
-CREATE TABLE resumptions (            -- each time a host resumed the tournament after it was interrupted
-    tournament_id INTEGER NOT NULL REFERENCES tournaments (id),
-    round INTEGER NOT NULL,            -- the round it was interrupted in, and resumed in
-    resumed_at TEXT NOT NULL,          -- ISO 8601, UTC
-    PRIMARY KEY (tournament_id, resumed_at)
 );
 
 CREATE TABLE rounds (
@@ -84,6 +77,9 @@ CREATE TABLE game_logs (
 );
 
 CREATE INDEX games_by_tournament ON games (tournament_id, round);
+CREATE INDEX players_by_name ON players (name, game_id);  -- a player's games, newest first (the web view's player page)
+CREATE INDEX removals ON players (game_id, seat) WHERE removed_reason IS NOT NULL;  -- the newest removals (a ladder's)
+CREATE INDEX removals_by_name ON players (name, game_id) WHERE removed_reason IS NOT NULL;  -- a player's
 
 CREATE TABLE ladder (
     game TEXT NOT NULL,                -- whose ladder: 'evolution' or 'fish' (evolution.games)

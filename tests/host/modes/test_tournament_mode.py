@@ -112,6 +112,9 @@ class KnockoutTests(TournamentCase):
         for (key, row), (next_key, next_row) in zip(zip(keys, rows), zip(keys[1:], rows[1:])):
             self.assertEqual(row["rank"] == next_row["rank"], key == next_key)
         self.assertEqual(host.tournaments.runs[-1].record().to_json()["standings"], rows)  # live, as stored
+        seats = [seat for game in store.games(tournament.id) for seat in game.players]
+        self.assertEqual({seat.points for seat in seats}, {None})  # a knockout's games give no tournament points
+        self.assertTrue(all(seat.entrant is not None for seat in seats))
 
     async def test_a_tied_final_is_played_off_with_final_tiebreak_playoff(self) -> None:
         host = new_host(self, *knockout(3, "--deck", "sorted", "--final-tiebreak", "playoff"))

@@ -7,6 +7,7 @@
 //   changes(table, before)                  what a replay marks as changed since the frame before
 //   dealt(game)                             how a finished game was dealt, in words
 //   words                                   the dealer's steps, and a replay frame, in words
+//   title                                   the game's name, as people write it
 
 import { h, nameOf, ordinal, plural, seatClass, shown } from "../dom.js";
 import { removals } from "../lines.js";
@@ -19,6 +20,8 @@ const STEPS = {
   "end-of-turn": "end of turn",
   end: "game over",
 };
+
+export const title = "Evolution";
 
 export const words = {
   step: (step) => STEPS[step] ?? String(step),

@@ -1,6 +1,6 @@
 // Fish's table, drawn: the hexagonal board (fish on every tile, holes), every penguin in its
-// player's colour, each player's last move as an arrow (a placement as a ring), the players with
-// their fish, whose turn it is, and the removals. Reads the Table JSON of
+// player's colour, each player's last move as an arrow (a placement as a ring), a legend of every
+// mark under it, the players with their fish, whose turn it is, and the removals. Reads the Table JSON of
 // evolution/games/fish/web/tables.py. The web view serves this module as
 // /static/js/games/fish.js and its style sheet, drawing.css, as /static/js/games/fish.css; it
 // exports what every game's drawing module exports:
@@ -9,11 +9,13 @@
 //   dealt(game)                             how a finished game was dealt, in words
 //   words                                   steps, turns, scores and a replay frame in Fish's words
 //   style                                   its style sheet, beside this module
+//   title                                   the game's name, as people write it
 
 import { h, nameOf, ordinal, plural, shown } from "../dom.js";
 import { removals } from "../lines.js";
 
 export const style = "fish.css";
+export const title = "Fish";
 
 const SVG = "http://www.w3.org/2000/svg";
 const S = 20; // a tile is 3 S wide and 2 S high; columns are 4 S apart, odd rows shifted by 2 S, rows S apart
@@ -42,7 +44,7 @@ function svg(tag, attributes, ...children) {
   return node;
 }
 
-const title = (text) => svg("title", {}, text);
+const tooltip = (text) => svg("title", {}, text);
 
 // The top-left corner and the centre of the tile at [row, col] (rules.md 1: odd rows shifted right by half a tile).
 function corner(row, col) {
@@ -73,14 +75,14 @@ function tile(row, col, fish, changed) {
   const where = `[${row}, ${col}]`;
   if (!fish) {
     return svg("g", { class: `tile hole${changed ? " changed" : ""}`, "data-at": `${row},${col}`, "data-fish": 0 },
-      svg("polygon", { points }), title(`${where}: a hole`));
+      svg("polygon", { points }), tooltip(`${where}: a hole`));
   }
   return svg("g", { class: `tile fish-${fish}${changed ? " changed" : ""}`, "data-at": `${row},${col}`, "data-fish": fish },
     svg("polygon", { points }),
     fishStack(x, y, fish),
     svg("text", { class: "fish-count", x: x + 2.05 * S, y: y + 1.33 * S, "text-anchor": "middle" }, fish),
     svg("text", { class: "coordinates", x: x + 1.5 * S, y: y + 1.86 * S, "text-anchor": "middle" }, `${row},${col}`),
-    title(`${where}: ${plural(fish, "fish", "fish")}`));
+    tooltip(`${where}: ${plural(fish, "fish", "fish")}`));
 }
 
 // A penguin in its player's colour, standing on the right of its tile (the fish it stands on stay visible).
@@ -93,7 +95,7 @@ function penguin(row, col, player) {
     svg("circle", { class: "body", cx: x, cy: y - 0.42 * S, r: 0.24 * S }),
     svg("circle", { class: "eye", cx: x + 0.08 * S, cy: y - 0.47 * S, r: 0.05 * S }),
     svg("path", { class: "beak", d: `M${x + 0.2 * S},${y - 0.44 * S} l${0.2 * S},${0.06 * S} l${-0.2 * S},${0.06 * S} z` }),
-    title(`${shown(player.name)}'s penguin (${player.color}) on [${row}, ${col}]`));
+    tooltip(`${shown(player.name)}'s penguin (${player.color}) on [${row}, ${col}]`));
 }
 
 // Each player's latest action of this round: a move as an arrow from the hole it left, a placement as a ring.
@@ -103,7 +105,7 @@ function trail(action, latest, names) {
   if (action.kind === "placed") {
     const [cx, cy] = centre(...action.to);
     return svg("g", { class: `${kind} placed` }, svg("circle", { cx, cy, r: 0.95 * S }),
-      title(`${who} placed a penguin on [${action.to.join(", ")}]`));
+      tooltip(`${who} placed a penguin on [${action.to.join(", ")}]`));
   }
   if (action.kind !== "moved") return null;
   const [x1, y1] = centre(...action.from), [x2, y2] = centre(...action.to);
@@ -118,7 +120,7 @@ function trail(action, latest, names) {
     svg("polygon", { class: "casing", points: head }),
     svg("line", { x1, y1, x2: bx, y2: by }),
     svg("polygon", { points: head }),
-    title(`${who} moved [${action.from.join(", ")}] → [${action.to.join(", ")}]`));
+    tooltip(`${who} moved [${action.from.join(", ")}] → [${action.to.join(", ")}]`));
 }
 
 function board(data, changed) {
@@ -136,6 +138,32 @@ function board(data, changed) {
     svg("g", { class: "tiles" }, tiles),
     svg("g", { class: "trails" }, trails),
     svg("g", { class: "penguins" }, penguins));
+}
+
+// One mark of the board, drawn as the board draws it, in a small picture of its own.
+function icon(width, height, ...marks) {
+  return svg("svg", { class: "legend-icon", viewBox: `0 0 ${width} ${height}`, "aria-hidden": "true" },
+    svg("rect", { class: "sea", x: 0, y: 0, width, height, rx: S / 4 }), marks);
+}
+
+const ONE_TILE = [3 * S + 2 * MARGIN, 2 * S + 2 * MARGIN];
+const TWO_TILES = [5 * S + 2 * MARGIN, 3 * S + 2 * MARGIN]; // [0, 0] and [1, 0], one step apart
+const SAMPLE = { seat: 1, color: "red", name: "" };
+
+// What every mark on the board means: the legend under it.
+function legend() {
+  const entry = (mark, picture, ...text) => h("li", { "data-mark": mark }, picture, h("span", {}, ...text));
+  return h("ul", { class: "fish-legend", "aria-label": "what the marks on the board mean" },
+    entry("fish", icon(...ONE_TILE, tile(0, 0, 3, false)),
+      h("span", { class: "digit" }, "3"), " and 3 fish drawn: the fish on a tile; ", h("span", { class: "coordinates" }, "0,0"),
+      ": its row and column"),
+    entry("hole", icon(...ONE_TILE, tile(0, 0, 0, false)), "a hole: a tile a penguin has left"),
+    entry("penguin", icon(...ONE_TILE, tile(0, 0, 2, false), penguin(0, 0, SAMPLE)), "a penguin, in its player's colour"),
+    entry("moved", icon(...TWO_TILES, tile(0, 0, 0, false), tile(1, 0, 2, false), trail({ ...SAMPLE, kind: "moved", from: [0, 0], to: [1, 0] }, true, new Map())),
+      "a player's last move, from the hole it left (the latest one bright)"),
+    entry("placed", icon(...ONE_TILE, tile(0, 0, 2, false), trail({ ...SAMPLE, kind: "placed", to: [0, 0] }, true, new Map())),
+      "a penguin placed this round"),
+    entry("changed", icon(...ONE_TILE, tile(0, 0, 1, true)), "in a replay: a tile changed by this step"));
 }
 
 function lastText(action) {
@@ -179,8 +207,7 @@ export function table(data, options = {}) {
       h("div", { class: "fish-left", title: "fish on the tiles still in play" },
         h("span", { class: "count-value" }, data.fish_left), ` fish left on ${plural(data.tiles_left, "tile")}`)),
     h("div", { class: "fish-layout" },
-      h("figure", { class: "fish-figure" }, board(data, changed),
-        h("figcaption", { class: "note" }, "Arrows: each player's last move, from the hole it left; rings: penguins placed this round.")),
+      h("figure", { class: "fish-figure" }, board(data, changed), h("figcaption", {}, legend())),
       h("ol", { class: "fish-players", "aria-label": "players" }, bySeat.map((player) => playerCard(player, {
         data, asking: asking.has(player.seat), place: options.places?.get(player.seat), last: lastOf.get(player.seat),
       })))),

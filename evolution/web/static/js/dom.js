@@ -51,10 +51,58 @@ export function shown(text) {
   });
 }
 
-// A player's name: escaped, cut by the style sheet when long, whole in the tooltip.
-export function nameOf(name, props = {}) {
+// A player's name: escaped, cut by the style sheet when long, whole in the tooltip, and a link to the
+// player's page (link: false where it stands inside another link, or on the player's own page).
+export function nameOf(name, { link = true, ...props } = {}) {
   const text = shown(name);
-  return h("span", { class: "name", title: text, ...props }, text);
+  return h(link ? "a" : "span", { class: "name", title: text, href: link ? playerPath(name) : null, ...props }, text);
+}
+
+// The address of a player's page, /players/NAME: the name's UTF-8 bytes percent-encoded, a lone
+// surrogate (which encodeURIComponent refuses) as its three bytes, as the host decodes it.
+export function playerPath(name) {
+  let path = "";
+  for (const char of String(name)) {
+    if (/^[A-Za-z0-9_.~-]$/.test(char)) {
+      path += char;
+      continue;
+    }
+    for (const byte of utf8(char.codePointAt(0))) path += "%" + hex(byte, 2).toUpperCase();
+  }
+  return `/players/${path}`;
+}
+
+function utf8(code) {
+  if (code < 0x80) return [code];
+  if (code < 0x800) return [0xc0 | (code >> 6), 0x80 | (code & 63)];
+  if (code < 0x10000) return [0xe0 | (code >> 12), 0x80 | ((code >> 6) & 63), 0x80 | (code & 63)];
+  return [0xf0 | (code >> 18), 0x80 | ((code >> 12) & 63), 0x80 | ((code >> 6) & 63), 0x80 | (code & 63)];
+}
+
+// What the page shell says of the host (routes.py fills it in): its title ("Fish host") and the games
+// a rating needs, played to the end, before it is established.
+export const host = {
+  title: document.querySelector('meta[name="application-name"]')?.content || "Game host",
+  established: Number(document.querySelector('meta[name="established-games"]')?.content),
+};
+
+// "Game 3 · Fish host"
+export function pageTitle(...parts) {
+  document.title = [...parts, host.title].join(" · ");
+}
+
+// A rating's mark: "?" after a provisional one, with its reason in the tooltip.
+export function provisionalMark(row) {
+  if (!row.provisional) return null;
+  const why = row.games === row.removals
+    ? "provisional: removed from every game it played"
+    : `provisional: fewer than ${plural(host.established, "game")} played to the end`;
+  return h("abbr", { class: "provisional", title: why, "aria-label": why }, "?");
+}
+
+// "25.00 ± 8.33" and its mark
+export function ratingText(row) {
+  return [`${row.rating.toFixed(2)} ± ${row.rating_sigma.toFixed(2)}`, provisionalMark(row)];
 }
 
 export function seatClass(seat) {
@@ -70,6 +118,14 @@ export function ordinal(n) {
   const teen = n % 100 >= 11 && n % 100 <= 13;
   const suffix = teen ? "th" : { 1: "st", 2: "nd", 3: "rd" }[n % 10] ?? "th";
   return `${n}${suffix}`;
+}
+
+// A place as the scores give it: "3rd", or "=3rd" when another player of the game scored the same
+// (a removed player: "out"; a running game's: "").
+export function placeText(player, players) {
+  if (player.place === null || player.place === undefined) return player.removed ? "out" : "";
+  const shared = players.some((other) => other !== player && other.place === player.place);
+  return `${shared ? "=" : ""}${ordinal(player.place)}`;
 }
 
 export function plural(count, word, many = word + "s") {

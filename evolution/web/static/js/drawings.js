@@ -2,7 +2,8 @@
 // sheet, and its words for what the pages around the table say about a game.
 //
 // A drawing module exports table(data, options), changes(table, before) and dealt(game); it may
-// export `style` (a style sheet beside it, loaded before the module is used) and `words`, any of:
+// export `title` (the game's name as people write it), `style` (a style sheet beside it, loaded
+// before the module is used) and `words`, any of:
 //   step(step)    a step or replay event of its referee, in words ("feeding", "penguin moved")
 //   turn(turn)    a turn's heading ("Turn 3")
 //   when(turn)    a turn, as short as a line's margin takes it ("T3")

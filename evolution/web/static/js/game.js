@@ -1,6 +1,6 @@
 // The page of one game (/games/ID): live while it runs, then its result and its replay.
 
-import { clock, fill, h, nameOf, note, ordinal, plural, section, shown } from "./dom.js";
+import { clock, fill, h, nameOf, note, ordinal, pageTitle, placeText, plural, section, shown } from "./dom.js";
 import { drawingOf } from "./drawings.js";
 import { lines, removedWhen } from "./lines.js";
 import { follow, getJSON, pageSubject, status } from "./live.js";
@@ -10,12 +10,12 @@ const main = document.getElementById("main");
 
 function heading(game) {
   const tournament = game.tournament;
-  document.title = `Game ${game.id} · Evolution host`;
+  pageTitle(`Game ${game.id}`);
   return h("div", { class: "page-head" },
     h("h1", {}, `Game ${game.id}`),
     h("span", { class: `pill ${game.status}` }, game.status === "running" ? "live" : game.outcome === "finished" ? "finished" : "aborted"),
     tournament ? h("a", { class: "pill link", href: `/tournaments/${tournament.id}` }, `Tournament ${tournament.id}, round ${tournament.round}`) : null,
-    game.ladder ? h("a", { class: "pill link", href: "/#ladder" }, "Ladder") : null,
+    game.ladder ? h("a", { class: "pill link", href: "/ladder" }, "Ladder") : null,
     h("span", { class: "when" }, `started ${clock(game.started_at)}`));
 }
 
@@ -30,19 +30,32 @@ async function showLive(game) {
   );
 }
 
+// Where a player's place is shared, what its rank says: "ranked 4th by the reverse of the final turn order".
+function splitTie(player, game) {
+  const shared = game.players.some((other) => other !== player && other.place === player.place);
+  if (!shared || !game.tie_break || !player.rank || player.rank === player.place) return null;
+  return h("span", { class: "tie muted" }, `ranked ${ordinal(player.rank)} by ${game.tie_break}`);
+}
+
+// Each player, best first: its place as its score gives it (equal scores share one, "=3rd"; the
+// game's own ranking, where it splits them, named beside it), score or removal, and in a Swiss the
+// tournament points the place gave.
 function result(game, drawing) {
   const words = drawing.words;
   const order = [...game.players].sort((a, b) => (a.rank ?? 99) - (b.rank ?? 99) || a.seat - b.seat);
+  const tied = game.players.some((player) => placeText(player, game.players).startsWith("="));
   return section("Result",
     game.outcome !== "finished" ? note(`This game was ${game.outcome}.`, "warning") : null,
     h("ol", { class: "result" }, order.map((player) =>
-      h("li", { class: player.rank === 1 ? "winner" : player.removed ? "out" : "" },
-        h("span", { class: "place" }, player.rank ? ordinal(player.rank) : "—"),
+      h("li", { class: player.place === 1 ? "winner" : player.removed ? "out" : "" },
+        h("span", { class: "place" }, placeText(player, game.players) || "—"),
         nameOf(player.name),
         player.removed
           ? h("span", { class: "reason" }, `removed ${removedWhen(player.removed, words)}: ${shown(player.removed.reason)}`)
           : h("span", { class: "score" }, words.score(player.score)),
+        splitTie(player, game),
         player.points !== undefined ? h("span", { class: "points" }, `${plural(player.points, "tournament pt", "tournament pts")}`) : null))),
+    tied ? note("= a place shared by equal scores, as tournament points and ratings count it.") : null,
     h("p", { class: "note" }, `${plural(game.turns, "turn")} · ${drawing.dealt(game)} · ended ${clock(game.ended_at)}`),
     downloads(game));
 }
@@ -75,7 +88,7 @@ async function showFinished(game) {
       fill(replayRoot, note("The replay has no steps: the game ended before its first turn."));
       return;
     }
-    const places = new Map(game.players.filter((p) => p.rank).map((p) => [p.seat, p.rank]));
+    const places = new Map(game.players.filter((p) => p.place).map((p) => [p.seat, p.place]));
     new Replay(replayRoot, replay, game.players.map((p) => p.name), places, drawing);
     if (!replay.reproduced) {
       replayRoot.prepend(h("div", { class: "warning" },

@@ -3,8 +3,8 @@
 // {turn, step, seat or null, text}; a removal {seat, name, turn, step, reason}. `words` are the
 // game's (drawings.js): how its turns and steps read.
 
-import { h, inSentence, nameOf, seatClass, shown } from "./dom.js";
-import { wordsOf } from "./drawings.js";
+import { clock, h, inSentence, nameOf, seatClass, shown } from "./dom.js";
+import { drawingOf, wordsOf } from "./drawings.js";
 
 // When a player was removed, in words: "in turn 3 (feeding)".
 export function removedWhen(removal, given) {
@@ -19,6 +19,18 @@ export function removals(removed, words) {
     { class: "removals" },
     removed.map((r) => h("li", {}, nameOf(r.name), ` removed ${removedWhen(r, words)}: `, h("span", { class: "reason" }, shown(r.reason)))),
   );
+}
+
+// Removals across games (a ladder's, a player's: /api/ladder/removals, /api/players/NAME), newest first:
+// the game, who (unless names: false), when in the game in its words, and the exact reason.
+export async function removalsAcross(rows, { names = true } = {}) {
+  const kinds = [...new Set(rows.map((row) => row.game))];
+  const words = new Map(await Promise.all(kinds.map(async (kind) => [kind, (await drawingOf({ game: kind })).words])));
+  return h("ul", { class: "removals across" }, rows.map((row) => h("li", {},
+    h("a", { href: `/games/${row.id}` }, `Game ${row.id}`), " · ",
+    names ? [nameOf(row.name), " "] : null,
+    `removed ${removedWhen(row, words.get(row.game))}: `, h("span", { class: "reason" }, shown(row.reason)),
+    h("span", { class: "muted" }, ` · ${clock(row.ended_at)}`))));
 }
 
 // What the players answered, turn markers, removals; newest first unless told.

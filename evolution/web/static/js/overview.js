@@ -1,8 +1,11 @@
-// The overview (/): the lobby with its countdown, running games, tournaments with their
-// standings, recent games, the rating leaderboard and the ladder, pushed by the host as they change.
+// The overview (/): the lobby with its countdown (its line saying what the host does now), running
+// games, tournaments with their standings, recent games, the rating leaderboard and the ladder's top
+// (provisional ratings marked; the whole at /ladder), pushed by the host as they change. A host that
+// plays no tournaments shows no empty tournament panels.
 
-import { clock, fill, h, inSentence, nameOf, note, ordinal, plural, seatClass, section } from "./dom.js";
+import { clock, fill, h, host, inSentence, nameOf, note, ordinal, plural, ratingText, seatClass, section, shown } from "./dom.js";
 import { drawingOf } from "./drawings.js";
+import { ladderTable, provisionalNote } from "./ladder_table.js";
 import { follow, getJSON, status } from "./live.js";
 import { standingsTable } from "./standings.js";
 
@@ -19,25 +22,45 @@ function ticking(line, seconds, text) {
   countdown = setInterval(tick, 250);
 }
 
-function gamesLobby(data, line) {
+// "4 players", "3 to 8 players"
+function sizes(least, most, word) {
+  return least === most ? plural(least, word) : `${least} to ${most} ${word}s`;
+}
+
+function gamesLobby(data, line, overview) {
   const waiting = data.waiting;
   if (!data.open) {
-    line.textContent = "Sign-ups are closed: the host has started all the games it runs.";
+    line.textContent = overview.running.length
+      ? "Sign-ups are closed: the host has started all the games it runs."
+      : "Sign-ups are closed: the host has played all the games it runs.";
   } else if (data.starts_in !== null && data.starts_in !== undefined) {
     ticking(line, data.starts_in,
       (left) => `A game of ${waiting.length} starts in ${plural(left, "second")} unless someone else signs up.`);
   } else if (waiting.length < (data.min_players ?? 0)) {
     const more = data.min_players - waiting.length;
-    line.textContent = `Waiting for ${plural(more, "more player")} (a game needs ${data.min_players} to ${data.max_players}).`;
+    line.textContent = `Waiting for ${plural(more, "more player")} (a game needs ${sizes(data.min_players, data.max_players, "player")}).`;
   } else {
     line.textContent = "A game is about to start.";
   }
 }
 
-function tournamentLobby(data, line) {
+// Closed: while a tournament runs, or once the host has played them all (it lingers to show them).
+function closedTournamentLobby(overview) {
+  const running = overview.tournaments.find((tournament) => tournament.status === "running");
+  if (running) {
+    return `Sign-ups are closed while tournament ${running.id} runs (${running.format}, round ${Math.max(1, running.rounds.length)}).`;
+  }
+  const last = overview.tournaments.find((tournament) => tournament.status !== "running");
+  if (!last) return "Sign-ups are closed: the host is stopping.";
+  const won = last.winners.length ? `, won by ${last.winners.map(shown).join(", ")}` : "";
+  const how = last.status === "empty" ? " had too few sign-ups" : ` is ${last.status === "finished" ? "over" : last.status}${won}`;
+  return `Tournament ${last.id}${how}. The host takes no more sign-ups; this page stays up to show the results.`;
+}
+
+function tournamentLobby(data, line, overview) {
   const waiting = data.waiting;
   if (!data.open) {
-    line.textContent = "Sign-ups are closed while a tournament runs.";
+    line.textContent = closedTournamentLobby(overview);
   } else if (data.period_ends_in !== null && data.period_ends_in !== undefined) {
     const need = Math.max(0, data.min_signups - waiting.length);
     ticking(line, data.period_ends_in, (left) =>
@@ -57,18 +80,19 @@ function ladderLobby(data, line) {
       `Ladder: ${plural(data.playing, "bot")} playing; the next games form in ${plural(left, "second")} from the bots waiting.`);
   } else {
     const more = Math.max(0, data.min_players - waiting.length);
-    line.textContent = `Ladder: ${plural(data.playing, "bot")} playing; bots join at any time` +
-      (more ? ` (${plural(more, "more bot")} waiting needed for a game of ${data.min_players} to ${data.max_players}).` : ".");
+    line.textContent = `Ladder: ${plural(data.playing, "bot")} playing; bots join at any time.` +
+      (more ? ` A game takes ${sizes(data.min_players, data.max_players, "bot")} waiting: ${more} more to come.` : "");
   }
 }
 
 const LOBBIES = { tournament: tournamentLobby, ladder: ladderLobby };
 
-function lobby(data) {
+function lobby(overview) {
+  const data = overview.lobby;
   const line = h("p", { class: "lobby-line" });
   if (countdown) clearInterval(countdown);
   countdown = null;
-  (LOBBIES[data.mode] ?? gamesLobby)(data, line);
+  (LOBBIES[data.mode] ?? gamesLobby)(data, line, overview);
   const waiting = data.waiting;
   return section(`Lobby · ${plural(waiting.length, "player")} waiting`,
     line,
@@ -83,11 +107,13 @@ function playersList(players, { ranked = false } = {}) {
       h("span", { class: "score" }, player.removed ? "removed" : player.score === null ? "" : `${player.score}`))));
 }
 
+// A card the whole of which leads to the game (its title's link stretched over it), with each name
+// a link of its own above it.
 function gameCard(game, words) {
   const tournament = game.tournament;
-  return h("a", { class: "card game-card", href: `/games/${game.id}` },
+  return h("div", { class: "card game-card" },
     h("div", { class: "card-head" },
-      h("b", {}, `Game ${game.id}`),
+      h("a", { class: "card-link", href: `/games/${game.id}` }, h("b", {}, `Game ${game.id}`)),
       h("span", { class: "pill running" }, "live"),
       h("span", { class: "muted" }, `${inSentence(words.turn(game.turn))} · ${words.step(game.step)}`)),
     tournament ? h("div", { class: "muted" }, `Tournament ${tournament.id}, round ${tournament.round}`) : null,
@@ -115,6 +141,15 @@ function tournaments(list) {
     list.length ? h("div", { class: "cards wide" }, list.map(tournamentCard)) : note("No tournament has been played on this host yet."));
 }
 
+// A host that plays no tournaments shows their panels only when its store holds some.
+function tournamentPanels(data) {
+  const ours = data.lobby.mode === "tournament";
+  return [
+    ours || data.tournaments.length ? tournaments(data.tournaments) : null,
+    ours || data.leaderboard.length ? leaderboard(data.leaderboard) : null,
+  ];
+}
+
 function recent(games) {
   if (!games.length) return section("Recent games", note("No game has finished yet."));
   return section("Recent games", h("div", { class: "scroll" }, h("table", { class: "grid" },
@@ -129,30 +164,25 @@ function recent(games) {
 function leaderboard(rows) {
   if (!rows.length) return section("Rating leaderboard", note("Ratings appear once a Swiss tournament has been played."));
   return section("Rating leaderboard",
-    h("p", { class: "note" }, "Each player's openskill rating after its latest Swiss tournament, ranked by μ − 3σ."),
+    h("p", { class: "note" }, "Each player's openskill rating after its latest Swiss tournament, ranked by μ − 3σ; ",
+      provisionalNote(), "."),
     h("div", { class: "scroll" }, h("table", { class: "grid" },
-      h("thead", {}, h("tr", {}, h("th", {}, "#"), h("th", {}, "Player"), h("th", {}, "Rating μ ± σ"), h("th", {}, "μ − 3σ"), h("th", {}, "Tournaments"))),
-      h("tbody", {}, rows.map((row) => h("tr", {},
+      h("thead", {}, h("tr", {}, h("th", {}, "#"), h("th", {}, "Player"), h("th", {}, "Rating μ ± σ"), h("th", {}, "μ − 3σ"), h("th", {}, "Games"), h("th", {}, "Tournaments"))),
+      h("tbody", {}, rows.map((row) => h("tr", { class: row.provisional ? "provisional" : "" },
         h("td", {}, ordinal(row.rank)),
         h("td", {}, nameOf(row.name)),
-        h("td", {}, `${row.rating.toFixed(2)} ± ${row.rating_sigma.toFixed(2)}`),
+        h("td", {}, ratingText(row)),
         h("td", {}, row.ordinal.toFixed(2)),
+        h("td", {}, row.games),
         h("td", {}, h("a", { href: `/tournaments/${row.tournament}`, title: "latest Swiss tournament" }, row.tournaments))))))));
 }
 
 function ladder(rows) {
   const panel = section("Ladder",
-    h("p", { class: "note" }, "Every bot's openskill rating after its latest ladder game, ranked by μ − 3σ; all of them: ",
-      h("a", { href: "/api/ladder" }, "JSON"), "."),
-    rows.length ? h("div", { class: "scroll" }, h("table", { class: "grid" },
-      h("thead", {}, h("tr", {}, ["#", "Bot", "Rating μ ± σ", "μ − 3σ", "Games", "Wins", "Removals"].map((head) => h("th", {}, head)))),
-      h("tbody", {}, rows.map((row) => h("tr", {},
-        h("td", {}, ordinal(row.rank)),
-        h("td", {}, nameOf(row.name)),
-        h("td", {}, `${row.rating.toFixed(2)} ± ${row.rating_sigma.toFixed(2)}`),
-        h("td", {}, (row.rating - 3 * row.rating_sigma).toFixed(2)),
-        h("td", {}, row.games), h("td", {}, row.wins), h("td", {}, row.removals))))))
-      : note("No ladder game has finished yet."));
+    h("p", { class: "note" }, "Every bot's openskill rating after its latest ladder game, ranked by μ − 3σ; ",
+      provisionalNote(), ". The whole ladder, its removals and its standings to download: ",
+      h("a", { href: "/ladder" }, "the ladder's page"), "."),
+    rows.length ? ladderTable(rows) : note("No ladder game has finished yet."));
   panel.id = "ladder";
   return panel;
 }
@@ -164,11 +194,12 @@ async function render(data) {
   const drawings = await Promise.all(data.running.map(drawingOf));
   if (picture !== latest) return;
   const ladderShown = data.lobby.mode === "ladder" || data.ladder.length;
+  const [tournamentsPanel, leaderboardPanel] = tournamentPanels(data);
   fill(main,
-    h("div", { class: "page-head" }, h("h1", {}, "Evolution host")),
+    h("div", { class: "page-head" }, h("h1", {}, host.title)),
     h("div", { class: "overview" },
-      lobby(data.lobby), ladderShown ? ladder(data.ladder) : null, running(data.running, drawings),
-      tournaments(data.tournaments), recent(data.recent_games), leaderboard(data.leaderboard)));
+      lobby(data), ladderShown ? ladder(data.ladder) : null, running(data.running, drawings),
+      tournamentsPanel, recent(data.recent_games), leaderboardPanel));
 }
 
 async function start() {

@@ -46,3 +46,10 @@ export function standingsTable(tournament, { compact = false } = {}) {
     })));
   return h("div", { class: "scroll" }, compact ? null : h("p", { class: "note ranked-by" }, rankedBy(tournament)), table);
 }
+
+// "Download the standings: CSV · JSON" (the host's /api/.../standings.csv and .json)
+export function standingsDownloads(base) {
+  return h("p", { class: "note downloads" }, "Download the standings: ",
+    h("a", { href: `${base}/standings.csv`, download: true }, "CSV"), " · ",
+    h("a", { href: `${base}/standings.json`, download: true }, "JSON"));
+}

@@ -1,9 +1,11 @@
-// The page of one tournament (/tournaments/ID): the bracket (knockout) or the round-by-round
-// table (Swiss), the standings with ratings, failures with their reasons; live while it runs.
+// The page of one tournament (/tournaments/ID): its game and format, the bracket (knockout) or the
+// round-by-round table (Swiss), the standings with ratings (to download as CSV or JSON), failures
+// with their reasons; live while it runs.
 
-import { clock, fill, h, nameOf, note, ordinal, plural, section, shown } from "./dom.js";
+import { clock, fill, h, nameOf, note, pageTitle, placeText, plural, section, shown } from "./dom.js";
+import { drawingOf } from "./drawings.js";
 import { follow, pageSubject, status } from "./live.js";
-import { standingsTable } from "./standings.js";
+import { standingsDownloads, standingsTable } from "./standings.js";
 
 const main = document.getElementById("main");
 
@@ -18,9 +20,6 @@ function rounds(tournament) {
   return [...byRound.entries()].sort(([a], [b]) => a - b);
 }
 
-function placeOf(player) {
-  return player.rank ? ordinal(player.rank) : player.removed ? "out" : "";
-}
 
 // A knockout round's title: a round after one whose summary says a play-off follows is a play-off;
 // the last other round is the final, once the tournament is over and it decided something.
@@ -43,20 +42,31 @@ function bracket(tournament) {
     const advanced = next ? new Set(next[1].flatMap((game) => game.players.map((p) => p.name))) : finished ? winners : new Set();
     return h("div", { class: "round" },
       h("h3", {}, titles[i]),
-      games.map((game) => h("a", { class: `bracket-game ${game.status}`, href: `/games/${game.id}` },
-        h("div", { class: "bracket-title" }, `Game ${game.id}`, game.status === "running" ? h("span", { class: "pill running" }, "live") : null),
+      h("div", { class: "round-games" }, games.map((game) => h("div", { class: `bracket-game ${game.status}` },
+        h("div", { class: "bracket-title" },
+          h("a", { class: "card-link", href: `/games/${game.id}` }, `Game ${game.id}`),
+          game.status === "running" ? h("span", { class: "pill running" }, "live") : null),
         h("ol", {}, [...game.players].sort((a, b) => (a.rank ?? 99) - (b.rank ?? 99)).map((player) =>
           h("li", { class: advanced.has(player.name) ? "advanced" : player.removed ? "out" : "" },
             h("span", { class: "mark", "aria-label": advanced.has(player.name) ? "advanced" : "" }, advanced.has(player.name) ? "✓" : ""),
             nameOf(player.name),
-            h("span", { class: "score" }, player.removed ? "removed" : player.score ?? "")))))));
+            h("span", { class: "score" }, player.removed ? "removed" : player.score ?? ""))))))));
   });
   return section("Bracket",
     h("p", { class: "note" }, "✓ marks who went on to the next round (a play-off's fillers too, whose result there does not count) or won."),
     columns.length ? h("div", { class: "bracket" }, columns) : note("No round has been played yet."));
 }
 
-// Swiss: a row per player, a column per round: its place and points in that round's game.
+// A round table cell's tooltip: the game, and how a shared place came about.
+function placeTitle(game, player) {
+  const tied = game.players.filter((other) => other.place === player.place && player.place);
+  if (tied.length < 2) return `game ${game.id}`;
+  return `game ${game.id}: ${tied.length} players scored ${player.score} and share the place`
+    + (game.tie_break ? ` (the game's own ranking splits them by ${game.tie_break})` : "");
+}
+
+// Swiss: a row per player, a column per round: its place (equal scores share one, marked =) and points
+// in that round's game.
 function roundTable(tournament) {
   const byRound = rounds(tournament);
   const cells = new Map();
@@ -74,8 +84,8 @@ function roundTable(tournament) {
           const cell = cells.get(`${row.name}\u0000${round}`);
           if (!cell) return h("td", { class: "muted" }, "—");
           const { game, player } = cell;
-          return h("td", {}, h("a", { href: `/games/${game.id}`, title: `game ${game.id}` },
-            game.status === "running" ? "playing…" : placeOf(player),
+          return h("td", {}, h("a", { href: `/games/${game.id}`, title: placeTitle(game, player) },
+            game.status === "running" ? "playing…" : placeText(player, game.players),
             player.points !== undefined ? h("span", { class: "muted" }, ` · ${plural(player.points, "pt", "pts")}`) : null));
         }),
         h("td", {}, h("b", {}, row.points))))))));
@@ -88,19 +98,20 @@ function failures(tournament) {
       h("li", {}, nameOf(failure.name), ` failed in round ${failure.round}: `, h("span", { class: "reason" }, shown(failure.reason ?? ""))))));
 }
 
-function render(tournament) {
-  document.title = `Tournament ${tournament.id} · Evolution host`;
+async function render(tournament) {
+  const { title } = await drawingOf(tournament);
+  pageTitle(`Tournament ${tournament.id}`);
   const live = tournament.status === "running";
   if (!live) status.set("done");
   fill(main,
     h("div", { class: "page-head" },
       h("h1", {}, `Tournament ${tournament.id}`),
       h("span", { class: `pill ${tournament.status}` }, tournament.status),
-      h("span", { class: "muted" }, `${tournament.format} · ${plural(tournament.rounds.length, "round")} · ${plural(tournament.standings.length, "player")}`),
+      h("span", { class: "muted game-title" }, `${title ?? tournament.game} · ${tournament.format} · ${plural(tournament.rounds.length, "round")} · ${plural(tournament.standings.length, "player")}`),
       h("span", { class: "when" }, `started ${clock(tournament.started_at)}`, tournament.ended_at ? ` · ended ${clock(tournament.ended_at)}` : "")),
     tournament.winners.length ? h("p", { class: "winners big" }, "★ ", tournament.winners.map((name, i) => [i ? ", " : "", nameOf(name)])) : null,
     h("div", { class: "tournament-layout" },
-      section("Standings", standingsTable(tournament)),
+      section("Standings", standingsTable(tournament), standingsDownloads(`/api/tournaments/${tournament.id}`)),
       tournament.format === "swiss" ? roundTable(tournament) : bracket(tournament),
       failures(tournament)));
 }
@@ -108,7 +119,7 @@ function render(tournament) {
 async function start() {
   const tournament = await pageSubject(main, "Tournament", "/api/tournaments");
   if (tournament === null) return;
-  render(tournament);
+  await render(tournament);
   if (tournament.status === "running") {
     follow(`/api/tournaments/${tournament.id}/events`, {
       tournament: (data, source) => {

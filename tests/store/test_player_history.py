@@ -1,0 +1,156 @@
+"""A player's history in the store: its games a page at a time, its removals, its ratings over time, all bounded."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+
+import pytest
+
+from evolution.store import player_history as history
+from evolution.store.database import SCHEMA_DIR
+from evolution.store.queries import player
+from evolution.store.records import GameRecord, SeatRecord
+from evolution.store.results_store import ResultsStore
+from tests.support.webhosting import apply, tournament_operations
+
+ODD = "\ud800 odd/bot %41"  # a lone surrogate, a slash and a percent sign: any JSON string is a name
+
+
+def game(game_id: int, seats: list[tuple[str, int | None]], ladder: bool = False, kind: str = "evolution",
+         ratings: dict[str, tuple[float, float]] | None = None) -> GameRecord:
+    """A finished game: each seat (name, score; None: removed for a bad reply), ranked by score."""
+    scores = sorted((score for _, score in seats if score is not None), reverse=True)
+    records = []
+    for number, (name, score) in enumerate(seats, start=1):
+        mu, sigma = (ratings or {}).get(name, (None, None))
+        records.append(SeatRecord(
+            number, name, score, None if score is None else 1 + scores.index(score),
+            None if score is not None else 2, None if score is not None else "choose",
+            None if score is not None else f"bad reply in game {game_id}", rating_mu=mu, rating_sigma=sigma,
+        ))
+    return GameRecord(f"2026-01-01T00:00:{game_id % 60:02d}Z", f"2026-01-01T00:01:{game_id % 60:02d}Z", "shuffled",
+                      game_id, 3, "finished", tuple(records), game_id, game=kind, ladder=ladder)
+
+
+@pytest.fixture
+def store(tmp_path):
+    opened = ResultsStore.open(tmp_path / "r.sqlite")
+    yield opened
+    opened.close()
+
+
+def test_a_players_games_come_newest_first_a_page_at_a_time(store):
+    for number in range(1, 121):
+        seats = [("ann", number % 7), ("bo", 3)] if number % 2 else [("bo", 1), ("cy", 2)]
+        if number % 10 == 1:
+            seats = [("ann", None), ("bo", 3)]
+        store.record(game(number, seats))
+    assert history.counts(store, "ann") == (60, 12)
+    first = history.game_ids(store, "ann", 25)
+    assert first == list(range(119, 69, -2))
+    second = history.game_ids(store, "ann", 25, before=first[-1])
+    assert second == list(range(69, 19, -2))
+    assert history.game_ids(store, "ann", 25, before=second[-1]) == list(range(19, 0, -2))
+    assert history.game_ids(store, "nobody", 25) == [] and not history.known(store, "nobody")
+
+    page = player(store, "ann", "evolution", 25)
+    assert [row["id"] for row in page["games"]] == first and page["next"] == first[-1]
+    assert page["counts"] == {"games": 60, "removals": 12}
+    row = next(row for row in page["games"] if row["id"] == 101)  # removed: no score, no place
+    assert (row["score"], row["place"], row["removed"]["reason"]) == (None, None, "bad reply in game 101")
+    row = next(row for row in page["games"] if row["id"] == 73)  # 73 % 7 = 3: equal to bo's 3
+    assert (row["place"], row["tied"], row["players"]) == (1, True, 2)
+    assert [removal["id"] for removal in page["removals"]] == [111, 101, 91, 81, 71, 61, 51, 41, 31, 21, 11, 1]
+    assert player(store, "ann", "evolution", 25, before=2)["next"] is None
+
+
+def test_the_reads_of_a_player_and_of_the_newest_removals_go_through_indexes(store):
+    """However many games a store holds, these reads look only at the player's rows, or at the removals:
+    no statement they make scans a table (each SQL statement as run, its query plan asked of SQLite)."""
+    store.record(game(1, [("ann", 1), ("bo", None)], ladder=True, ratings={"ann": (25.0, 8.0), "bo": (20.0, 8.0)}))
+    statements: list[str] = []
+    store.connection.set_trace_callback(statements.append)
+    history.counts(store, "ann")
+    history.game_ids(store, "ann", 5, before=10)
+    history.removals(store, 5, name="ann")
+    history.removals(store, 5, game="evolution")
+    history.ladder_series(store, "ann", "evolution", 200)
+    history.ladder_standing(store, "ann", "evolution")
+    store.connection.set_trace_callback(None)
+    assert len(statements) == 8
+    for statement in statements:
+        plan = " | ".join(row[-1] for row in store.connection.execute(f"EXPLAIN QUERY PLAN {statement}"))
+        assert not re.search(r"SCAN (players|games)(?! USING (COVERING )?INDEX (players_by_name|removals))", plan), (
+            statement, plan)
+        assert "SCAN ladder" not in plan or "ladder WHERE game =" in statement  # a ladder's rows, by its key
+
+
+def test_a_ladder_rating_series_is_a_few_hundred_points_at_most_spread_over_every_game(store):
+    for number in range(1, 1001):
+        rating = {"ann": (20 + number / 100, 8 - number / 1000), "bo": (25.0, 8.0)}
+        store.record(game(number, [("ann", 2), ("bo", 1)], ladder=True, ratings=rating))
+    store.record(game(1001, [("ann", 2), ("bo", 1)], ladder=True, kind="fish", ratings={"ann": (1.0, 1.0)}))
+    series = history.ladder_series(store, "ann", "evolution", 200)
+    assert 190 <= len(series) <= 201
+    assert series[0]["id"] == 1 and series[-1]["id"] == 1000  # the first and the last, never another game's ladder
+    assert [point["id"] for point in series] == sorted(point["id"] for point in series)
+    assert series[-1]["rating"] == 30.0 and series[-1]["rating_sigma"] == 7.0
+    assert len(history.ladder_series(store, "ann", "evolution", 2000)) == 1000
+    assert history.ladder_series(store, "ann", "fish", 200) == [{"id": 1001, "ended_at": "2026-01-01T00:01:41Z",
+                                                                  "rating": 1.0, "rating_sigma": 1.0}]
+
+
+def test_a_bots_ladder_standing_has_the_rank_the_whole_ladder_gives_it(store):
+    names = ["ann", "bo", "cy", "dee", "eve", ODD]
+    for number in range(1, 13):  # ann plays every game; the odd bot is removed from its only two
+        seats = [(names[(number + k) % 5], (number * (k + 3)) % 7) for k in range(3)]
+        if number in (4, 9):
+            seats.append((ODD, None))
+        ratings = {name: (20.0 + (number * len(name)) % 9, 8.0 - number / 10) for name, _ in seats}
+        store.record(game(number, seats, ladder=True, ratings=ratings))
+    whole = store.ladder("evolution")
+    assert whole[-1][1].name == ODD and whole[-1][1].tier == 2
+    for rank, standing in whole:
+        assert history.ladder_standing(store, standing.name, "evolution") == (rank, standing)
+    assert history.ladder_standing(store, "nobody", "evolution") is None
+    page = player(store, ODD, "evolution", 10)
+    assert page["ladder"]["provisional"] and page["ladder"]["rank"] == whole[-1][0]
+    assert [removal["reason"] for removal in page["removals"]] == ["bad reply in game 9", "bad reply in game 4"]
+    assert [removal["reason"] for removal in history.removals(store, 1, game="evolution")] == ["bad reply in game 9"]
+
+
+def test_a_players_swiss_ratings_are_one_point_per_tournament(tmp_path):
+    names = [f"player {k}" for k in range(1, 7)]
+    db = tmp_path / "r.sqlite"
+    apply(db, tournament_operations(1, "swiss", names, 1, seed=1)
+          + tournament_operations(2, "knockout", names, 100)
+          + tournament_operations(3, "swiss", names, 200, seed=2))
+    store = ResultsStore.open(db)
+    try:
+        series = history.swiss_series(store, "player 1", "evolution", 10)
+        assert [point["tournament"] for point in series] == [1, 3]  # the knockout keeps no rating
+        final = {entrant.name: entrant for entrant in store.tournament(3).entrants}["player 1"]
+        assert (series[-1]["rating"], series[-1]["rank"]) == (round(final.rating_mu, 3), final.rank)
+        assert history.swiss_series(store, "player 1", "fish", 10) == []
+        assert history.swiss_series(store, "player 1", "evolution", 1) == series[-1:]
+    finally:
+        store.close()
+
+
+def test_a_version_4_store_is_upgraded_with_the_indexes_and_keeps_its_games(tmp_path):
+    path = tmp_path / "old.sqlite"
+    with sqlite3.connect(path) as connection:
+        connection.executescript((SCHEMA_DIR / "v4.sql").read_text())
+        connection.execute("PRAGMA application_id = 1165389676")
+        connection.execute("INSERT INTO games (id, started_at, ended_at, deck, turns, outcome) VALUES"
+                           " (1, 'a', 'b', 'sorted', 4, 'finished')")
+        connection.execute("INSERT INTO players (game_id, seat, name, score, rank) VALUES (1, 1, 'old bot', 7, 1)")
+    connection.close()
+    store = ResultsStore.open(path)
+    try:
+        indexes = {row[0] for row in store.connection.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+        assert {"players_by_name", "removals", "removals_by_name"} <= indexes
+        assert history.game_ids(store, "old bot", 10) == [1]
+    finally:
+        store.close()
