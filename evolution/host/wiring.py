@@ -100,11 +100,15 @@ class Host(NamedTuple):
     ladder: LadderService | None = None
 
 
-def build_host(options: Options, writer: StoreWriter, clock: Any, stop: Callable[[], None] | None = None) -> Host:
+def build_host(
+    options: Options, writer: StoreWriter, clock: Any, stop: Callable[[], None] | None = None,
+    lobby: Callable[[GameRunner], Any] | None = None,
+) -> Host:
     """The sign-up factory, game runner and (with ``--tournament``, ``--ladder``) its service, not yet listening.
 
     With ``--workers N`` above 0 the runner plays its games in N worker
-    processes (``evolution.host.runner.pooled_runner``), started once the reactor runs.
+    processes (``evolution.host.runner.pooled_runner``), started once the reactor runs. ``lobby(runner)``
+    makes the lobby's policy of a host whose games are formed by neither mode (``evolution-try``'s).
     """
     settings = from_options(GameSettings, options)
     config = from_options(SignupConfig, options, SIGNUP_OPTIONS, signup=settings.speaking().signup)
@@ -133,6 +137,8 @@ def build_host(options: Options, writer: StoreWriter, clock: Any, stop: Callable
         ladder = LadderService(runner, standings, options["min_players"], options["max_players"],
                                options["signup-window"], LagProbe(clock))
         policy = ladder.policy
+    if lobby is not None:
+        policy = lobby(runner)
     return Host(SignupFactory(config, policy, clock), runner, tournaments, ladder)
 
 

@@ -4,7 +4,8 @@ Offers ``ClientProtocol`` (signs up, then hands each host message to the
 dialect's ``Conversation`` and writes the answer), ``conversation(name,
 player, game, dialect)`` (the conversation a dialect holds for a player),
 ``play_remote(reactor,
-host, port, name, player, game=..., dialect=...)``, which connects (retrying
+host, port, name, player, game=..., dialect=..., connected=...)``, which checks the name against the
+dialect's rules, connects (retrying
 a refused connection, not a name that does not resolve; over TLS when given
 ``tls``, the settings ``evolution.net.endpoints.client_tls`` makes) and
 returns the ``ClientOutcome``, and the errors a client can end with.
@@ -82,9 +83,10 @@ class ClientOutcome:
 class ClientProtocol(JSONStreamProtocol):
     """Plays on a host for one player object, through its dialect's conversation."""
 
-    def __init__(self, conversation: Any) -> None:
+    def __init__(self, conversation: Any, connected: Callable[[ClientProtocol], None] | None = None) -> None:
         super().__init__()
         self.conversation = conversation
+        self.on_connected = connected  # told once the connection is made, before the sign-up is written
         self.outcome: ClientOutcome = conversation.outcome
         self.name = self.outcome.name
         self.done: Deferred[ClientOutcome] = Deferred(lambda _: self.close())
@@ -99,6 +101,8 @@ class ClientProtocol(JSONStreamProtocol):
 
     def connectionMade(self) -> None:
         super().connectionMade()
+        if self.on_connected is not None:
+            self.on_connected(self)
         first = self.conversation.sign_up()
         if first is not None:
             self.sendMessage(first)
@@ -182,10 +186,18 @@ async def play_remote(
     tls: Any = None,
     dialect: str | None = None,
     game: str = DEFAULT_GAME,
+    connected: Callable[[ClientProtocol], None] | None = None,
 ) -> ClientOutcome:
-    """Connect (over TLS with ``tls``), sign up as ``name`` and play ``game`` until the host hangs up."""
-    game_named(game).dialect(dialect or game_named(game).dialects[0])  # an unknown game or dialect fails here
-    factory = Factory.forProtocol(lambda: ClientProtocol(conversation(name, player, game, dialect)))
+    """Connect (over TLS with ``tls``), sign up as ``name`` and play ``game`` until the host hangs up.
+
+    A name the dialect does not take fails here, before connecting (``ClientError``), as an unknown game or
+    dialect does (``UnknownGame``, ``KeyError``). ``connected(protocol)`` is told once the connection is made.
+    """
+    try:
+        conversation(name, player, game, dialect)
+    except ValueError as error:
+        raise ClientError(str(error)) from None
+    factory = Factory.forProtocol(lambda: ClientProtocol(conversation(name, player, game, dialect), connected))
     for attempt in range(retries + 1):
         try:
             protocol = await _connect(reactor, host, port, factory, tls)
