@@ -180,6 +180,7 @@ class Tryout:
         writer.open()
         self.lobby = None
         host = self.host = build_host(options, writer, self.reactor, lobby=self._lobby)
+        host.factory.refusals.append(self._refused)
         listening = self.reactor.listenTCP(0, host.factory, interface="127.0.0.1")
         self.outcome.port = listening.getHost().port
         try:
@@ -242,6 +243,11 @@ class Tryout:
         self.house_in.add(role)
         if len(self.house_in) == len(self.plan.house) and self.last_bot is None:
             self._start_bot()
+
+    def _refused(self, connection: Any, reason: str) -> None:
+        """The host refused a sign-up: the bot's ends the tryout, with the reason (it would not play)."""
+        if self._role(connection) is BOT:
+            self._finish(f"the host refused the bot's sign-up: {reason}")
 
     # -- the bot's process ----------------------------------------------------------
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from twisted.internet.interfaces import IAddress, IReactorTime
 from twisted.internet.protocol import Protocol, ServerFactory
@@ -94,6 +94,7 @@ class SignupFactory(ServerFactory):
         self.open_connections = 0
         self.policy = policy
         self.policy.attach(self)
+        self.refusals: list[Callable[[Any, str], None]] = []  # told (connection, reason) of each refused sign-up
 
     def buildProtocol(self, addr: IAddress) -> Protocol | None:
         limit = self.config.max_connections

@@ -139,7 +139,7 @@ for line in connection.makefile():
 def test_a_bot_that_crashes_in_a_game_is_started_again_and_its_output_shown():
     run = tryout("--games", "2", "--", sys.executable, "-c", CRASHING_BOT, "{port}")
     assert run.returncode == 1, run.stdout + run.stderr
-    assert run.stdout.count("removed in turn 1 (choose): disconnected") == 4  # two games: a line each, a row each
+    assert run.stdout.count("removed in turn 1 (choose): disconnected before replying to choose") == 4  # a line, a row
     assert "the bot was removed from 2 of 2 games" in run.stdout
     assert "  | RuntimeError: no idea what to choose" in run.stdout
 
@@ -233,3 +233,19 @@ def test_sigterm_stops_the_tryout_and_kills_a_bot_that_ignores_it_with_what_it_s
     assert [child for child in started if still_there(child)] == []
     assert "the bot's last lines of output" in out  # its client, which ends on SIGTERM, said so
 
+
+
+BAD_NAME_BOT = """
+import socket, sys, time
+connection = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+connection.sendall(b'"my-bot"\\n')
+time.sleep(60)
+"""
+
+
+def test_a_sign_up_the_host_refuses_ends_the_tryout_at_once_with_the_reason():
+    run = tryout("--game", "fish", "--", sys.executable, "-c", BAD_NAME_BOT, "{port}", limit=60)
+    assert run.returncode == 1, run.stdout + run.stderr
+    summary = run.stdout.splitlines()[-1]
+    assert summary.startswith("the tryout stopped after 0 games: the host refused the bot's sign-up: name: "
+                              '"my-bot" holds more than ASCII letters'), summary
