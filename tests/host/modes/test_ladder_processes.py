@@ -88,7 +88,8 @@ def test_bots_come_and_go_on_a_ladder_until_it_is_stopped(tmp_path):
     assert [line.split()[1] for line in lines[-len(standings):]] == [row["name"] for row in standings]
     text = log.read_text()
     assert "ladder of Evolution: 0 bots rated so far" in text
-    assert re.search(r"the ladder stops after \d+ rounds: hanging up on \d+ bots? waiting and \d+ in games", text)
+    assert re.search(r"the host is stopping: the ladder stops after \d+ rounds, hanging up on \d+ bots? waiting and"
+                     r" \d+ in games", text)
     assert "left the lobby: the host is stopping" not in text  # one line for all, not one per bot
     assert "Traceback" not in text
 
