@@ -18,6 +18,7 @@ import time
 import pytest
 
 from evolution.games import GAME_NAMES, game
+from tests.examples.test_java import EXAMPLE, JAVA, JAVAC, MISSING
 from tests.support.process_tree import descendants, still_there
 
 pytestmark = pytest.mark.slow
@@ -249,3 +250,13 @@ def test_a_sign_up_the_host_refuses_ends_the_tryout_at_once_with_the_reason():
     summary = run.stdout.splitlines()[-1]
     assert summary.startswith("the tryout stopped after 0 games: the host refused the bot's sign-up: name: "
                               '"my-bot" holds more than ASCII letters'), summary
+
+
+@pytest.mark.skipif(MISSING is not None, reason=MISSING or "")
+def test_the_java_example_passes_a_fish_gauntlet(tmp_path):
+    sources = sorted(str(path) for path in (EXAMPLE / "src" / "fish").glob("*.java"))
+    subprocess.run([JAVAC, "-d", str(tmp_path), *sources], check=True, capture_output=True, timeout=180)
+    run = tryout("--game", "fish", "--gauntlet", "--games", "1", "--", JAVA, "-cp", str(tmp_path), "fish.Bot",
+                 "127.0.0.1", "{port}", "javabot", limit=180)
+    assert (run.returncode, run.stderr) == (0, ""), run.stdout
+    assert run.stdout.splitlines()[-1] == "the bot played 4 games and was never removed"
