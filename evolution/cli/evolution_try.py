@@ -76,11 +76,14 @@ def parser() -> ArgumentParser:
                    f"(default {GAUNTLET_GAMES})")
     p.add_argument("--players", type=whole_number(2, 8), metavar="N",
                    help="players per game, the bot included (default: the bot and one house bot of each strategy; "
-                   "with --gauntlet, the game's fewest: Evolution 3, Fish 2)")
+                   "with --gauntlet, the game's fewest: "
+                   + ", ".join(f"{game(name).title} {game(name).min_players}" for name in GAME_NAMES) + ")")
     p.add_argument("--house", metavar="S,S", help="the house bots' strategies, in turn (default: the game's honest "
                    "ones: " + "; ".join(f"{name} {', '.join(game(name).house)}" for name in GAME_NAMES) + ")")
     p.add_argument("--timeout", metavar="S", help="seconds the bot has for each answer (default: the game's)")
-    p.add_argument("--dialect", help="the protocol's dialect (default: the game's first, the course's)")
+    p.add_argument("--dialect", help="the protocol's dialect ("
+                   + "; ".join(f"{name}: {', '.join(game(name).dialects)}" for name in GAME_NAMES)
+                   + "; default: the game's first, the course's)")
     p.add_argument("--seed", metavar="S", help="the first game's deal; game k gets S+k-1 (default: random)")
     p.add_argument("--send-scores", action="store_true", help="send the scores at every game's end")
     p.add_argument("--tell-removed", action="store_true", help="tell a removed bot why before hanging up")
