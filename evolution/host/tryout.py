@@ -172,13 +172,13 @@ class Tryout:
         self.house_in: set[House] = set()  # the house bots that have signed up
         self.house_clients: list[Deferred] = []
         self.host: Any = None
+        self.lobby: TryoutLobby | None = None
         self._patience: Any = None
 
     async def run(self) -> TryoutOutcome:
         options = self.settings.host_options()
         writer = StoreWriter(options["db"], self.reactor)
         writer.open()
-        self.lobby = None
         host = self.host = build_host(options, writer, self.reactor, lobby=self._lobby)
         host.factory.refusals.append(self._refused)
         listening = self.reactor.listenTCP(0, host.factory, interface="127.0.0.1")
@@ -209,19 +209,23 @@ class Tryout:
 
     def _house_bot(self, house: House, dialect: str) -> None:
         name = self.settings.house_name(house)
+        ports: list[int] = []
 
         def connected(client: Any) -> None:
-            self.house_ports[client.transport.getHost().port] = house
+            ports.append(client.transport.getHost().port)
+            self.house_ports[ports[0]] = house
 
         playing = ensureDeferred(play_remote(
             self.reactor, "127.0.0.1", self.outcome.port, name, game_named(self.settings.game).strategy(house.strategy),
             retries=0, dialect=dialect, game=self.settings.game, connected=connected,
         ))
         self.house_clients.append(playing)
-        playing.addBoth(self._house_gone, house, name, dialect)
+        playing.addBoth(self._house_gone, house, name, dialect, ports)
 
-    def _house_gone(self, result: Any, house: House, name: str, dialect: str) -> None:
+    def _house_gone(self, result: Any, house: House, name: str, dialect: str, ports: list[int]) -> None:
         """A house bot's connection has ended: before it signed up, the tryout cannot go on; later, a new one."""
+        for port in ports:  # the system may give the port to another connection now: the bot's, say
+            self.house_ports.pop(port, None)
         if self.done.called:
             return
         if house not in self.house_in:
