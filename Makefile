@@ -33,7 +33,7 @@ demo-games: $(STAMP)
 demo-fish: $(STAMP)
 	$(BIN)/python -m evolution.cli.demo --game fish
 
-## demo-ladder: the same 20 bot processes on a ladder for a minute, with the web view; the leaders, then the ladder
+## demo-ladder: the same 20 bot processes on a ladder for a minute, with the web view; the games, the leaders, then the ladder
 demo-ladder: $(STAMP)
 	$(BIN)/python -m evolution.cli.demo --ladder
 

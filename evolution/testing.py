@@ -55,16 +55,22 @@ class HostProcess:
         os.killpg(self.process.pid, signal.SIGKILL)
         self.process.wait(timeout=10)
 
+    def listening(self) -> bool:
+        """True once the host accepts connections; ``RuntimeError`` if it has exited."""
+        if self.process.poll() is not None:
+            raise RuntimeError(f"the host exited with status {self.process.returncode}; see {self.log}")
+        try:
+            socket.create_connection(("127.0.0.1", self.port), timeout=0.5).close()
+            return True
+        except OSError:
+            return False
+
     def wait_until_listening(self, limit: float = 20.0) -> None:
         deadline = time.monotonic() + limit
         while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"the host exited with status {self.process.returncode}; see {self.log}")
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=0.5).close()
+            if self.listening():
                 return
-            except OSError:
-                time.sleep(0.05)
+            time.sleep(0.05)
         raise RuntimeError(f"the host did not listen on port {self.port} within {limit:g} s; see {self.log}")
 
     def wait(self, limit: float = 60.0) -> int:

@@ -97,6 +97,20 @@ def test_every_registered_game_offers_the_whole_interface(name):
     assert chosen.setup_of(setup.recorded()) == setup
 
 
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_every_house_name_is_taken_by_every_dialect_of_its_game_and_no_two_are_alike(name):
+    chosen = game(name)
+    numbers = range(1, (chosen.max_players - 1) * len(chosen.strategies) + 1)  # the most a gauntlet has
+    names = [chosen.house_name(k, chosen.strategies[(k - 1) % len(chosen.strategies)]) for k in numbers]
+    assert len(set(names)) == len(names)
+    for dialect in chosen.dialects:
+        rules = chosen.dialect(dialect).signup
+        for house in names:
+            chosen.dialect(dialect).client(house, None)  # the client's side takes it (ValueError if not)
+            if not rules.silent:
+                assert rules.name(house)[0] == house
+
+
 def test_evolutions_registration_agrees_with_its_dealer():
     from evolution.games.evolution.rules.dealer import MAX_PLAYERS, MIN_PLAYERS
 

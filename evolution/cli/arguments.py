@@ -5,8 +5,10 @@ Offers ``ArgumentParser``: argparse, but a bad argument prints one line,
 ``<prog>: error: <what> (see --help)``, and exits with status 2;
 ``whole_number(low, high)`` and ``seconds(low, high)``, argument types with
 a range that say what is wrong in one sentence; ``add_game(parser)``, the
-``--game`` every command takes, said one way; and ``quiet_broken_pipe``,
-for commands whose output may go to ``head``.
+``--game`` every command takes, said one way; ``quiet_broken_pipe``, for
+commands whose output may go to ``head``; and ``on_signals(reactor,
+handle)``, for commands on the reactor that end what they started before
+they stop (``SIGNAL_NAMES`` says each signal as a user knows it).
 """
 
 from __future__ import annotations
@@ -14,12 +16,14 @@ from __future__ import annotations
 import argparse
 import functools
 import os
+import signal
 import sys
-from typing import Callable, NoReturn, TypeVar
+from typing import Any, Callable, NoReturn, TypeVar
 
 from evolution.games import DEFAULT_GAME, GAME_NAMES
 
 T = TypeVar("T")
+SIGNAL_NAMES = {signal.SIGINT: "SIGINT (Ctrl-C)", signal.SIGTERM: "SIGTERM"}
 
 
 def quiet_broken_pipe(main: Callable[..., T]) -> Callable[..., T]:
@@ -73,3 +77,22 @@ def add_game(parser: argparse.ArgumentParser, help: str | None = None, default: 
     """The ``--game`` option: one of the games the host serves (Evolution by default)."""
     parser.add_argument("--game", choices=GAME_NAMES, default=default,
                         help=help or f"the game (default {DEFAULT_GAME})")
+
+
+def on_signals(reactor: Any, handle: Callable[[int], None]) -> None:
+    """SIGINT and SIGTERM call ``handle(number)`` on the reactor instead of stopping it at once.
+
+    For a command that ends what it started (its connections, its child
+    processes) before it returns, and ``react`` stops the reactor. The
+    handlers go in once the reactor runs: ``react`` calls its function before
+    ``reactor.run()`` puts the reactor's own handlers in.
+    """
+
+    def caught(number: int, frame: Any) -> None:
+        reactor.callFromThread(handle, number)
+
+    def install() -> None:
+        for number in SIGNAL_NAMES:
+            signal.signal(number, caught)
+
+    reactor.callWhenRunning(install)

@@ -3,14 +3,19 @@
 
 Starts ``twistd evolution --tournament knockout`` on a free 127.0.0.1 port
 with a fresh results store, launches 20 ``evolution-client`` processes (the
-silly and builder strategies, and two bots that fail on purpose), says how
-many have signed up as they do (client processes take a while to start),
-prints the host's line for each round as it is logged, and then the
-standings from the store; its last line says how to see the ladder.
+silly and builder strategies, and two bots that fail on purpose), says so as
+they start and how many have signed up as they do (client processes take a
+while to start), prints the host's lines for each round and its games as
+they are logged, and then the standings from the store; its last line says
+how to see the ladder. It is never silent for more than ``QUIET`` seconds:
+every wait (the host's start, the sign-ups, a long game, the bots' ends, the
+web view's lingering) says where it stands when nothing else has been said
+(``Lines``).
 ``--games N`` plays N single games of 8 client processes instead (``make
 demo-games``); ``--ladder`` runs ``twistd evolution --ladder`` with the
-same 20 bots for ``--seconds`` (60) with the web view, printing the
-leaders every 15 s and the whole ladder at the end (``make demo-ladder``;
+same 20 bots for ``--seconds`` (60) with the web view, counting them as
+they sign up, then the games as they are played, the leaders every 15 s,
+and the whole ladder at the end (``make demo-ladder``;
 the bots that fail on purpose are hung up on in their first game).
 ``--game fish`` (``make demo-fish``) plays Fish instead: greedy and maximin
 bots, a cheater and a hole-placer, in games of 2 to 4, in the course's
@@ -22,17 +27,18 @@ too.
 from __future__ import annotations
 
 import re
+import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from evolution.cli.arguments import ArgumentParser, add_game
 from evolution.cli.evolution_results import format_game, format_ladder, format_tournament
 from evolution.games import DEFAULT_GAME, game
 from evolution.store.results_store import ResultsStore
-from evolution.testing import HostProcess, free_port, run_clients, start_clients, wait_for_clients
+from evolution.testing import HostProcess, free_port, start_clients, wait_for_clients
 from evolution.text import plural
 
 
@@ -61,6 +67,37 @@ def parser() -> ArgumentParser:
     return p
 
 
+QUIET = 4.0  # seconds the demo may go without a line
+START_LIMIT = 180.0  # seconds the host has to listen (a busy machine is slow to start Python processes)
+
+
+class Lines:
+    """What the demo prints, and when it last printed: a wait says where things stand after ``quiet`` seconds
+    without a line (the clock and the sleep are given, for tests)."""
+
+    def __init__(self, quiet: float = QUIET, clock: Callable[[], float] = time.monotonic,
+                 sleep: Callable[[float], None] = time.sleep) -> None:
+        self.quiet, self.clock, self.sleep = quiet, clock, sleep
+        self.last = clock()
+
+    def say(self, text: str) -> None:
+        print(text, flush=True)
+        self.last = self.clock()
+
+    def wait_for(self, done: Callable[[], bool], status: Callable[[float], str], limit: float, what: str,
+                 poll: float = 0.2) -> None:
+        """Until ``done()``, saying ``status(seconds waited)`` whenever ``quiet`` seconds pass without a line;
+        ``RuntimeError`` ("``what`` within ``limit`` s") if it takes longer than ``limit`` seconds."""
+        start = self.clock()
+        while not done():
+            now = self.clock()
+            if now - start >= limit:
+                raise RuntimeError(f"{what} within {limit:g} s")
+            if now - self.last >= self.quiet:
+                self.say(status(now - start))
+            self.sleep(poll)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     if args.think is None:
@@ -76,14 +113,15 @@ def main(argv: list[str] | None = None) -> int:
     folder = Path(tempfile.mkdtemp(prefix="evolution-demo-"))
     db, log = folder / "results.sqlite", folder / "host.log"
     port = free_port()
-    print(f"host: twistd evolution on 127.0.0.1:{port}, results in {db}, log in {log}")
+    lines = Lines()
+    lines.say(f"host: twistd evolution on 127.0.0.1:{port}, results in {db}, log in {log}")
     try:
         if args.games is not None:
-            games_demo(port, db, log, args)
+            games_demo(port, db, log, args, lines)
         elif args.ladder:
-            ladder_demo(port, db, log, args)
+            ladder_demo(port, db, log, args, lines)
         else:
-            tournament_demo(port, db, log, args)
+            tournament_demo(port, db, log, args, lines)
     except RuntimeError as error:
         print(f"demo: {error}", file=sys.stderr)
         return 1
@@ -93,30 +131,56 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def games_demo(port: int, db: Path, log: Path, args: Any) -> None:
+def started(host: HostProcess, lines: Lines) -> None:
+    """Until the host listens, saying so while it starts."""
+    lines.wait_for(host.listening, lambda waited: f"host: starting ({waited:.0f} s so far: a busy machine takes a "
+                   "while)", START_LIMIT, f"the host did not listen on port {host.port}")
+
+
+def ended(processes: list[subprocess.Popen], lines: Lines, what: str, limit: float = 60.0) -> None:
+    """Until every process has ended, saying how many are still running."""
+
+    def status(waited: float) -> str:
+        running = sum(process.poll() is None for process in processes)
+        return f"waiting for the {what} to end: {running} of {len(processes)} still running"
+
+    lines.wait_for(lambda: all(process.poll() is not None for process in processes), status, limit,
+                   f"the {what} did not end")
+
+
+def starting(count: int, lines: Lines) -> None:
+    lines.say(f"starting {plural(count, 'bot process', 'bot processes')} (evolution-client, one Python process "
+              "each); they sign up as they start")
+
+
+def games_demo(port: int, db: Path, log: Path, args: Any, lines: Lines) -> None:
     if args.game != DEFAULT_GAME:
         raise RuntimeError("single games are Evolution's demo; for Fish run the tournament (make demo-fish)")
     host = HostProcess(port, db, log, "--players", f"3-{args.players}", "--games", str(args.games),
                        "--seed", str(args.seed))
     try:
-        play(host, args.games, args.players)
+        started(host, lines)
+        play(host, args.games, args.players, lines)
     finally:
         host.stop()
     store = ResultsStore.open(db)
-    print()
-    print("\n\n".join(format_game(game) for game in store.games()))
+    lines.say("")
+    lines.say("\n\n".join(format_game(game) for game in store.games()))
     store.close()
 
 
-def play(host: HostProcess, games: int, players: int) -> None:
-    host.wait_until_listening()
+def play(host: HostProcess, games: int, players: int, lines: Lines) -> None:
     for game in range(1, games + 1):
-        started = time.monotonic()
+        began = time.monotonic()
         names = [f"bot-{game}-{seat}" for seat in range(1, players + 1)]
-        failed = [r for r in run_clients(host.port, names) if r.returncode != 0]
+        lines.say(f"game {game} of {games}: starting {players} client processes")
+        clients = start_clients(host.port, names)
+        ended(clients, lines, f"game {game}'s client processes")
+        failed = [r for r in wait_for_clients(clients, 10) if r.returncode != 0]
         note = f", {plural(len(failed), 'client')} failed: {failed[0].stderr.strip()}" if failed else ""
-        print(f"game {game} of {games}: {players} client processes done in {time.monotonic() - started:.1f} s{note}")
-    host.wait()
+        lines.say(f"game {game} of {games}: {players} client processes done in {time.monotonic() - began:.1f} s{note}")
+    lines.wait_for(lambda: host.process.poll() is not None, lambda waited: "waiting for the host to store the games "
+                   "and stop", 60, "the host did not stop")
 
 
 def demo_bots(count: int, name: str = DEFAULT_GAME) -> dict[str, str]:
@@ -145,7 +209,7 @@ def _letters(k: int) -> str:
     return text
 
 
-def tournament_demo(port: int, db: Path, log: Path, args: Any) -> None:
+def tournament_demo(port: int, db: Path, log: Path, args: Any, lines: Lines) -> None:
     bots = demo_bots(args.bots, args.game)
     chosen = game(args.game)
     web = free_port()
@@ -156,49 +220,71 @@ def tournament_demo(port: int, db: Path, log: Path, args: Any) -> None:
         "--web", f"tcp:{web}:interface=127.0.0.1", *(("--rounds", "3") if args.format == "swiss" else ()),
     )
     try:
-        host.wait_until_listening()
-        print(f"web view: http://127.0.0.1:{web}/  (live games, the bracket, replays)")
-        print(f"{len(bots)} bots sign up: " + ", ".join(bots))
+        started(host, lines)
+        lines.say(f"web view: http://127.0.0.1:{web}/  (live games, the bracket, replays)")
+        lines.say(f"{len(bots)} bots sign up: " + ", ".join(bots))
+        starting(len(bots), lines)
         clients = start_clients(port, list(bots), bots, args.think, *speaking)
-        follow(log, host, SignupProgress(len(bots)))
-        wait_for_clients(clients, 60)
+        follower = LogFollower(log, host, lines, len(bots))
+        lines.wait_for(follower.poll, follower.status, 600, "the tournament did not end")
+        ended(clients, lines, "bot processes")
+        wait_for_clients(clients, 10)
         store = ResultsStore.open(db)
         [tournament] = store.tournaments()[:1]
-        print()
-        print(format_tournament(tournament))
+        lines.say("")
+        lines.say(format_tournament(tournament))
         store.close()
         if args.linger > 0:
-            print(f"\nthe web view stays up for {args.linger:g} s more: http://127.0.0.1:{web}/tournaments/"
-                  f"{tournament.id} (Ctrl-C ends the demo)", flush=True)
-            time.sleep(args.linger)
+            lines.say(f"\nthe web view stays up for {args.linger:g} s more: http://127.0.0.1:{web}/tournaments/"
+                      f"{tournament.id} (Ctrl-C ends the demo)")
+            until = time.monotonic() + args.linger
+            lines.wait_for(lambda: time.monotonic() >= until, lambda waited: f"the web view stays up "
+                           f"{max(0.0, until - time.monotonic()):.0f} s more", args.linger + 10, "the demo did not end")
     finally:
         host.stop()
-    print("\na ladder, where bots come and go and play game after game: make demo-ladder"
-          " (twistd -n evolution --ladder ...; evolution-results --ladder)")
+    lines.say("\na ladder, where bots come and go and play game after game: make demo-ladder"
+              " (twistd -n evolution --ladder ...; evolution-results --ladder)")
 
 
-def ladder_demo(port: int, db: Path, log: Path, args: Any) -> None:
-    """The same bots on a ladder for ``args.seconds``: the leaders every 15 s, the whole ladder at the end."""
+LEADERS_EVERY = 15.0  # seconds between the ladder demo's lines of leaders
+
+
+def ladder_demo(port: int, db: Path, log: Path, args: Any, lines: Lines) -> None:
+    """The same bots on a ladder for ``args.seconds``: their sign-ups, the games as they are played, the leaders
+    every 15 s, the whole ladder at the end."""
     bots, web = demo_bots(args.bots), free_port()
     host = HostProcess(port, db, log, "--ladder", "--players", f"3-{args.players}", "--seed", str(args.seed),
                        "--web", f"tcp:{web}:interface=127.0.0.1")
     try:
-        host.wait_until_listening()
-        print(f"web view: http://127.0.0.1:{web}/  (the ladder, live games, replays)")
-        print(f"{len(bots)} bots join the ladder: " + ", ".join(bots))
+        started(host, lines)
+        lines.say(f"web view: http://127.0.0.1:{web}/  (the ladder, live games, replays)")
+        lines.say(f"{len(bots)} bots join the ladder: " + ", ".join(bots))
+        starting(len(bots), lines)
         clients = start_clients(port, list(bots), bots, args.think)
+        follower = LogFollower(log, host, lines, len(bots), ladder=db)
         ends = time.monotonic() + args.seconds
-        while (left := ends - time.monotonic()) > 0:
-            time.sleep(min(15.0, left))
-            print(leaders(db), flush=True)
+        leaders_at = [time.monotonic() + LEADERS_EVERY]
+
+        def over() -> bool:
+            follower.poll()
+            now = time.monotonic()
+            if now >= min(leaders_at[0], ends):
+                lines.say(leaders(db))
+                leaders_at[0] = now + LEADERS_EVERY
+            return now >= ends
+
+        lines.wait_for(over, follower.status, args.seconds + 30, "the ladder demo did not end")
+        lines.say("the demo stops the host: the games being played are stored as aborted")
         host.process.terminate()
-        host.wait()
-        wait_for_clients(clients, 60)
+        lines.wait_for(lambda: host.process.poll() is not None, lambda waited: "waiting for the host to stop", 60,
+                       "the host did not stop")
+        ended(clients, lines, "bot processes")
+        wait_for_clients(clients, 10)
     finally:
         host.stop()
     store = ResultsStore.open(db)
-    print()
-    print(format_ladder(store.ladder(), "evolution"))
+    lines.say("")
+    lines.say(format_ladder(store.ladder(), "evolution"))
     store.close()
 
 
@@ -216,47 +302,63 @@ def leaders(db: Path, count: int = 5) -> str:
 
 ROUND_LINE = re.compile(
     r"\] (tournament \d+ (?:round \d+(?: of [^:]*)?: \d+ games?, \d+ players?(?: \(play-off .*\))?$"
-    r"|round \d+: .*|is over.*))"
+    r"|round \d+(?: of [^:]*)?: \d+ of \d+ games? done.*|round \d+: .*|is over.*))"
 )
-
-
 SIGNUP_LINE = re.compile(r"\] signed up .* \((\d+) waiting\)$")
+GAME_OVER_LINE = re.compile(r"\] game \d+ (?:finished|aborted)")
 
 
-class SignupProgress:
-    """Says how many bots have signed up: at most every ``every`` seconds, and when all have."""
+class LogFollower:
+    """Reads the host's log as it grows: says the sign-up count as bots sign up (at most every 2 s, and when all
+    have) and the tournament's round and game lines; ``poll()`` is True once the first tournament is over;
+    ``status(waited)`` says where things stand (``ladder``: the store of a ladder, whose games it counts)."""
 
-    def __init__(self, total: int, every: float = 2.0) -> None:
-        self.total, self.every = total, every
-        self.shown, self.when = 0, time.monotonic()
+    def __init__(self, log: Path, host: HostProcess, lines: Lines, total: int, ladder: Path | None = None,
+                 every: float = 2.0) -> None:
+        self.log, self.host, self.lines, self.total, self.ladder, self.every = log, host, lines, total, ladder, every
+        self.seen = 0
+        self.signed_up = self.shown = 0
+        self.shown_at = time.monotonic()
+        self.games = 0
+        self.latest: str | None = None  # the last round line said
 
-    def signed_up(self, count: int) -> None:
-        now = time.monotonic()
-        if count > self.shown and (count >= self.total or now - self.when >= self.every):
-            print(f"sign-up: {count} of {plural(self.total, 'bot')} signed up", flush=True)
-            self.shown, self.when = count, now
-
-
-def follow(log: Path, host: HostProcess, signups: SignupProgress, limit: float = 600.0) -> None:
-    """Print the sign-up count and the host's round lines as they are logged, until the first tournament is over."""
-    deadline = time.monotonic() + limit
-    seen = 0
-    while time.monotonic() < deadline:
-        if host.process.poll() is not None:
-            raise RuntimeError(f"the host stopped with status {host.process.returncode}; see {log}")
-        lines = log.read_text(errors="replace").splitlines() if log.is_file() else []
-        for line in lines[seen:]:
+    def poll(self) -> bool:
+        if self.host.process.poll() is not None:
+            raise RuntimeError(f"the host stopped with status {self.host.process.returncode}; see {self.log}")
+        text = self.log.read_text(errors="replace") if self.log.is_file() else ""
+        new = text.splitlines()[self.seen:] if text.endswith("\n") else text.splitlines()[self.seen:-1]
+        self.seen += len(new)
+        over = False
+        for line in new:
             signup = SIGNUP_LINE.search(line)
             if signup:
-                signups.signed_up(int(signup.group(1)))
+                self.signed_up = max(self.signed_up, int(signup.group(1)))
+            self.games += bool(GAME_OVER_LINE.search(line))
             match = ROUND_LINE.search(line)
             if match:
-                print(match.group(1), flush=True)
-                if " is over" in match.group(1):
-                    return
-        seen = len(lines)
-        time.sleep(0.2)
-    raise RuntimeError(f"the tournament did not end within {limit:g} s; see {log}")
+                self._signups(force=True)
+                self.latest = match.group(1)
+                self.lines.say(self.latest)
+                over = over or " is over" in self.latest
+        self._signups()
+        return over
+
+    def _signups(self, force: bool = False) -> None:
+        now = time.monotonic()
+        done = self.signed_up >= self.total
+        if self.signed_up > self.shown and (done or force or now - self.shown_at >= self.every):
+            self.lines.say(f"sign-up: {self.signed_up} of {plural(self.total, 'bot')} signed up")
+            self.shown, self.shown_at = self.signed_up, now
+
+    def status(self, waited: float) -> str:
+        if self.games == 0 and self.signed_up < self.total and self.latest is None:
+            return (f"sign-up: {self.signed_up} of {plural(self.total, 'bot')} signed up; the others' processes are "
+                    "still starting")
+        if self.ladder is not None:
+            return f"ladder: {plural(self.games, 'game')} played so far"
+        if self.latest is None:
+            return "waiting for the tournament to begin"
+        return f"{self.latest.split(':')[0]}: still playing ({plural(self.games, 'game')} over so far)"
 
 
 if __name__ == "__main__":

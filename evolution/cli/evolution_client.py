@@ -36,7 +36,7 @@ from typing import Any
 from twisted.internet.defer import CancelledError, ensureDeferred
 from twisted.internet.task import deferLater, react
 
-from evolution.cli.arguments import ArgumentParser, add_game, seconds, whole_number
+from evolution.cli.arguments import ArgumentParser, add_game, on_signals, seconds, whole_number
 from evolution.games import DEFAULT_GAME, GAME_NAMES, Game, game
 from evolution.net.client import RECONNECT_DELAY, ClientError, play_remote
 from evolution.text import escape, plural, quoted
@@ -175,7 +175,7 @@ def main(argv: list[str] | None = None) -> None:
             reactor, args.host, args.port, args.name, player, args.retries, tls=tls, dialect=args.dialect,
             game=args.game, reconnect=args.reconnect, reconnect_delay=args.reconnect_delay,
         ))
-        reactor.addSystemEventTrigger("before", "shutdown", game.cancel)  # a signal stops the game, not just the loop
+        on_signals(reactor, lambda number: game.cancel())  # a signal stops the game, which hangs up; then the loop
         try:
             outcome = await game
         except CancelledError:

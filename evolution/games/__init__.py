@@ -239,6 +239,10 @@ class Game(Protocol):
     def bot_name(self, strategy: str) -> str:
         """The name ``evolution-client`` signs up with when given none, playing the house strategy ``strategy``."""
 
+    def house_name(self, number: int, strategy: str) -> str:
+        """The name the ``number``-th house bot (from 1) of ``strategy`` signs up with (``evolution-try``): one
+        that every dialect of the game takes, and that no two house bots share."""
+
     def deal_text(self, deck: str, seed: int | None) -> str:
         """How a game was dealt, for a person: ``seed 5``, ``sorted deck`` (from a record's deck and seed)."""
 

@@ -1,10 +1,14 @@
 # -*- test-case-name: tests.cli.test_evolution_try -*-
-"""One bot tried against the house: a private host on loopback, house bots, the author's command, K games.
+"""One bot tried against the house: a private host on loopback, house bots, the author's command, its games.
 
-Offers ``TryoutSettings``, ``BotProcess`` (the author's command as a child
-process, its last lines of output kept) and ``Tryout``, whose coroutine
-``run()`` returns ``TryoutOutcome``: the records of the games the bot played
-(in order) and, if the tryout could not go on, why.
+Offers ``TryoutSettings`` (with ``plan()``: the games, ``evolution.tournament.
+gauntlet``'s), ``PlayedGame`` (a game the bot sat in, and its seat),
+``BotProcess`` (the author's command as a child process in a process group of
+its own, its last lines of output kept) and ``Tryout``, whose coroutine
+``run()`` returns ``TryoutOutcome``: the games the bot played (in order) and,
+if the tryout stopped before them, why. ``Tryout.interrupt(why)`` stops it
+(a signal: the command, the house and the host's worker processes are
+stopped, and ``run()`` returns); a second one kills what is left at once.
 
 How the private host, the house bots and the bot's command are set up, and
 when a tryout gives up: docs/commands.md, "Trying a bot: evolution-try".
@@ -14,6 +18,8 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
+import sys
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,49 +31,75 @@ from twisted.logger import Logger
 from twisted.python.failure import Failure
 
 from evolution.games import game as game_named
-from evolution.host.runner.game_runner import RunningGame
+from evolution.host.modes.tryout_lobby import Role, TryoutLobby
+from evolution.host.runner.game_runner import GameOutcome
 from evolution.host.wiring import Options, build_host
 from evolution.net.client import play_remote
-from evolution.store.records import GameRecord
+from evolution.store.records import GameRecord, SeatRecord
 from evolution.store.writer import StoreWriter
+from evolution.tournament.gauntlet import BOT, House, Plan, Table, gauntlet_plan, tryout_plan
 
 log = Logger()
 OUTPUT_LINES = 12  # of the bot's standard output and error, kept to show when it fails
+KILL_AFTER = 3.0  # seconds the bot's command has to end after SIGTERM, at the end, before SIGKILL
 
 
 @dataclass(frozen=True)
 class TryoutSettings:
     game: str
     command: tuple[str, ...]  # the author's command; {port} becomes the host's port
-    games: int = 3
+    games: int = 3  # in all; with ``gauntlet``, in each seat against each strategy
     players: int = 3
     house: tuple[str, ...] = ()  # the house bots' strategies, in turn (default: the game's honest ones)
     host: tuple[str, ...] = ()  # more twistd evolution options: --timeout, --dialect, --seed ...
     patience: float = 30.0  # seconds the bot has to sign up and begin a game, each time it is needed
     db: Path = Path("tryout.sqlite")
+    gauntlet: bool = False
 
     def host_options(self) -> Options:
         """The private host's options, as ``twistd evolution`` takes them; ``usage.UsageError`` for a bad one."""
         options = Options()
         options.parseOptions([
-            "--ladder", "--game", self.game, "--players", f"{self.players}-{self.players}", "--signup-window",
-            "0.05", "--port", "tcp:0:interface=127.0.0.1", "--db", str(self.db), *self.host,
+            "--game", self.game, "--players", f"{self.players}-{self.players}", "--port",
+            "tcp:0:interface=127.0.0.1", "--db", str(self.db), *self.host,
         ])
         return options
 
-    def house_names(self) -> list[tuple[str, str]]:
-        """(name, strategy) of each house bot."""
+    def plan(self) -> Plan:
+        """The house bots and the games, each with the bot's seat."""
         strategies = self.house or game_named(self.game).house
-        return [(f"house-{k} ({strategies[(k - 1) % len(strategies)]})", strategies[(k - 1) % len(strategies)])
-                for k in range(1, self.players)]
+        make = gauntlet_plan if self.gauntlet else tryout_plan
+        return make(self.players, strategies, self.games)
+
+    def house_name(self, house: House) -> str:
+        return game_named(self.game).house_name(house.number, house.strategy)
+
+
+@dataclass(frozen=True)
+class PlayedGame:
+    """A game the bot sat in: its record, and the table it was planned as (the bot's seat, the house's)."""
+
+    record: GameRecord
+    table: Table
+
+    @property
+    def seat(self) -> SeatRecord:
+        """The bot's seat."""
+        return self.record.players[self.table.bot_seat - 1]
 
 
 @dataclass
 class TryoutOutcome:
-    games: list[GameRecord] = field(default_factory=list)  # the games the bot sat in, in order
+    games: list[PlayedGame] = field(default_factory=list)  # the games the bot sat in, in order
     problem: str | None = None  # why the tryout stopped before its games were played
+    signal: int | None = None  # the signal that stopped it, if one did
     output: list[str] = field(default_factory=list)  # the bot's last lines of output
     port: int = 0
+
+
+# A trampoline: the command leads a process group of its own, so that what it starts in turn ends with it.
+_OWN_GROUP = ("import os, sys\nos.setpgid(0, 0)\ntry:\n    os.execv(sys.argv[1], sys.argv[2:])\n"
+              "except OSError as error:\n    sys.exit(f'cannot run {sys.argv[2]}: {error.strerror}')")
 
 
 class BotProcess(protocol.ProcessProtocol):
@@ -77,6 +109,10 @@ class BotProcess(protocol.ProcessProtocol):
         self.output = output
         self.ended: Deferred[str] = Deferred()
         self._partial = {1: b"", 2: b""}
+        self.group: int | None = None
+
+    def connectionMade(self) -> None:
+        self.group = self.transport.pid
 
     def childDataReceived(self, fd: int, data: bytes) -> None:
         lines = (self._partial.get(fd, b"") + data).split(b"\n")
@@ -88,12 +124,20 @@ class BotProcess(protocol.ProcessProtocol):
             if rest:
                 self.output.append(rest.decode("utf-8", "replace")[:300])
         status = getattr(reason.value, "exitCode", None)
-        signal = getattr(reason.value, "signal", None)
-        self.ended.callback(f"status {status}" if signal is None else f"signal {signal}")
+        number = getattr(reason.value, "signal", None)
+        self.ended.callback(f"status {status}" if number is None else f"signal {number}")
 
-    def stop(self) -> None:
-        if self.transport is not None and self.transport.pid is not None:
-            self.transport.signalProcess("TERM")
+    def signal_group(self, number: int) -> None:
+        """``number`` to the command's process group (to the command alone before it has made it)."""
+        if self.group is None:
+            return
+        try:
+            os.killpg(self.group, number)
+        except ProcessLookupError:
+            if not self.ended.called and self.transport is not None and self.transport.pid is not None:
+                os.kill(self.transport.pid, number)
+        except PermissionError:  # the group's number is another's by now
+            pass
 
 
 def start_command(reactor: Any, command: tuple[str, ...], port: int, output: deque[str]) -> BotProcess:
@@ -104,7 +148,7 @@ def start_command(reactor: Any, command: tuple[str, ...], port: int, output: deq
         raise FileNotFoundError(f"cannot run {args[0]!r}: no such program (give its path, e.g. ./{args[0]})")
     bot = BotProcess(output)
     env = {**os.environ, "EVOLUTION_HOST": "127.0.0.1", "EVOLUTION_PORT": str(port)}
-    reactor.spawnProcess(bot, program, args, env=env)
+    reactor.spawnProcess(bot, sys.executable, [sys.executable, "-S", "-c", _OWN_GROUP, program, *args], env=env)
     return bot
 
 
@@ -112,80 +156,119 @@ class Tryout:
     """One tryout, from the private host's start to its stop."""
 
     def __init__(self, settings: TryoutSettings, reactor: Any,
-                 on_game: Callable[[GameRecord], None] = lambda record: None) -> None:
+                 on_game: Callable[[PlayedGame], None] = lambda played: None) -> None:
         self.settings = settings
         self.reactor = reactor
         self.on_game = on_game
-        self.house = {name for name, _ in settings.house_names()}
+        self.plan = settings.plan()
         self.outcome = TryoutOutcome()
         self.output: deque[str] = deque(maxlen=OUTPUT_LINES)
         self.done: Deferred[None] = Deferred()
-        self.bot: BotProcess | None = None
+        self.bot: BotProcess | None = None  # the command's process while it runs
+        self.last_bot: BotProcess | None = None
         self.began_since_start = 0
         self.in_game = False
+        self.house_ports: dict[int, House] = {}  # the local port of each house bot's connection
+        self.house_in: set[House] = set()  # the house bots that have signed up
+        self.house_clients: list[Deferred] = []
+        self.host: Any = None
+        self.lobby: TryoutLobby | None = None
         self._patience: Any = None
 
     async def run(self) -> TryoutOutcome:
         options = self.settings.host_options()
         writer = StoreWriter(options["db"], self.reactor)
         writer.open()
-        host = build_host(options, writer, self.reactor)
-        host.ladder.startService()
+        host = self.host = build_host(options, writer, self.reactor, lobby=self._lobby)
+        host.factory.refusals.append(self._refused)
         listening = self.reactor.listenTCP(0, host.factory, interface="127.0.0.1")
         self.outcome.port = listening.getHost().port
-        house = [self._house_bot(name, strategy, options["dialect"]) for name, strategy in self.settings.house_names()]
-        host.runner.watch(self._game_event)
-        stopped: Deferred[None] = Deferred()  # a signal (Ctrl-C) waits for it: the bot's process is not left behind
-        trigger = self.reactor.addSystemEventTrigger("before", "shutdown", self._interrupted, stopped)
         try:
-            await self._house_ready(host)
-            self._start_bot()
+            for house in self.plan.house:
+                self._house_bot(house, options["dialect"])
+            self._wait("the house bots did not all sign up")
             await self.done
         finally:
-            await self._stop(host, listening, writer, house)
-            self.reactor.removeSystemEventTrigger(trigger)
-            stopped.callback(None)
+            await self._stop(host, listening, writer)
         self.outcome.output = list(self.output)
         return self.outcome
 
-    def _interrupted(self, stopped: Deferred[None]) -> Deferred[None]:
-        self._finish("evolution-try was stopped by a signal")
-        return stopped
+    def _lobby(self, runner: Any) -> TryoutLobby:
+        self.lobby = TryoutLobby(runner, self.plan.tables, self._role, self._arrived, self._began, self._over)
+        return self.lobby
 
-    def _house_bot(self, name: str, strategy: str, dialect: str) -> Deferred:
-        chosen = game_named(self.settings.game)
-        playing = ensureDeferred(play_remote(self.reactor, "127.0.0.1", self.outcome.port, name,
-                                             chosen.strategy(strategy), retries=0, dialect=dialect,
-                                             game=self.settings.game))
-        return playing.addErrback(lambda failure: None)  # the house plays until the tryout hangs up on it
+    def interrupt(self, why: str, number: int | None = None) -> None:
+        """Stop (a signal): the command, the house and the host; a second time, kill what is left at once."""
+        if self.done.called:
+            self._kill_all()
+            return
+        self.outcome.signal = number
+        self._finish(why)
 
-    async def _house_ready(self, host: Any) -> None:
-        """Until every house bot waits in the lobby (they sign up before the bot, so their names are theirs)."""
-        ready: Deferred = Deferred()
+    # -- the house ------------------------------------------------------------------
 
-        def check() -> None:
-            if len(host.factory.lobby) >= len(self.house) and not ready.called:
-                ready.callback(None)
-            elif not ready.called:
-                self.reactor.callLater(0.01, check)
+    def _house_bot(self, house: House, dialect: str) -> None:
+        name = self.settings.house_name(house)
+        ports: list[int] = []
 
-        check()
-        await ready
+        def connected(client: Any) -> None:
+            ports.append(client.transport.getHost().port)
+            self.house_ports[ports[0]] = house
+
+        playing = ensureDeferred(play_remote(
+            self.reactor, "127.0.0.1", self.outcome.port, name, game_named(self.settings.game).strategy(house.strategy),
+            retries=0, dialect=dialect, game=self.settings.game, connected=connected,
+        ))
+        self.house_clients.append(playing)
+        playing.addBoth(self._house_gone, house, name, dialect, ports)
+
+    def _house_gone(self, result: Any, house: House, name: str, dialect: str, ports: list[int]) -> None:
+        """A house bot's connection has ended: before it signed up, the tryout cannot go on; later, a new one."""
+        for port in ports:  # the system may give the port to another connection now: the bot's, say
+            self.house_ports.pop(port, None)
+        if self.done.called:
+            return
+        if house not in self.house_in:
+            why = result.getErrorMessage() if isinstance(result, Failure) else "the host hung up on it"
+            self._finish(f"the house bot {name!r} could not sign up: {why}")
+            return
+        log.info("house bot {name} is gone; a new one takes its place", name=name)
+        self._house_bot(house, dialect)
+
+    def _role(self, connection: Any) -> Role:
+        peer = connection.transport.getPeer() if connection.transport is not None else None
+        return self.house_ports.get(getattr(peer, "port", None), BOT)
+
+    def _arrived(self, role: Role) -> None:
+        """A connection signed up: once every house bot has (they sign up first: their seats are theirs), the
+        bot's command starts."""
+        if role is BOT or self.done.called:
+            return
+        self.house_in.add(role)
+        if len(self.house_in) == len(self.plan.house) and self.last_bot is None:
+            self._start_bot()
+
+    def _refused(self, connection: Any, reason: str) -> None:
+        """The host refused a sign-up: the bot's ends the tryout, with the reason (it would not play)."""
+        if self._role(connection) is BOT:
+            self._finish(f"the host refused the bot's sign-up: {reason}")
 
     # -- the bot's process ----------------------------------------------------------
 
     def _start_bot(self) -> None:
         self.began_since_start = 0
         try:
-            self.bot = start_command(self.reactor, self.settings.command, self.outcome.port, self.output)
+            self.bot = self.last_bot = start_command(self.reactor, self.settings.command, self.outcome.port,
+                                                     self.output)
         except (FileNotFoundError, OSError) as error:
             self._finish(str(error))
             return
-        self.bot.ended.addCallback(self._bot_ended)
-        self._wait_for_game("it did not sign up and begin a game")
+        self.bot.ended.addCallback(self._bot_ended, self.bot)
+        self._wait("it did not sign up and begin a game")
 
-    def _bot_ended(self, status: str) -> None:
-        self.bot = None
+    def _bot_ended(self, status: str, bot: BotProcess) -> None:
+        if self.bot is bot:
+            self.bot = None
         if self.done.called:
             return
         if self.began_since_start == 0:
@@ -194,7 +277,7 @@ class Tryout:
             log.info("the bot's command ended ({status}) after its game; starting it again", status=status)
             self._start_bot()
 
-    def _wait_for_game(self, what: str) -> None:
+    def _wait(self, what: str) -> None:
         self._cancel_patience()
         seconds = self.settings.patience
         self._patience = self.reactor.callLater(seconds, self._finish, f"{what} within {seconds:g} s")
@@ -206,50 +289,62 @@ class Tryout:
 
     # -- the games ------------------------------------------------------------------
 
-    def _game_event(self, event: str, game: RunningGame) -> None:
-        if self.done.called or all(name in self.house for name in game.names):
+    def _began(self, table: Table) -> None:
+        self.in_game = True
+        self.began_since_start += 1
+        self._cancel_patience()
+
+    def _over(self, table: Table, outcome: GameOutcome) -> None:
+        self.in_game = False
+        if self.done.called:
             return
-        if event == "begin":
-            self.in_game = True
-            self.began_since_start += 1
-            self._cancel_patience()
-        elif event == "over":
-            self.in_game = False
-            record = next(record for record in reversed(game.runner.records) if record.id == game.id)
-            self.outcome.games.append(record)
-            self.on_game(record)
-            if len(self.outcome.games) >= self.settings.games:
-                self._finish(None)
-            elif self.bot is None:  # its process ended during the game
-                self._start_bot()
-            else:
-                self._wait_for_game("the bot neither began its next game nor ended")
+        played = PlayedGame(outcome.record, table)
+        self.outcome.games.append(played)
+        self.on_game(played)
+        if len(self.outcome.games) >= len(self.plan.tables):
+            self._finish(None)
+        elif self.bot is None:  # its process ended during the game
+            self._start_bot()
+        else:
+            self._wait("the bot neither began its next game nor ended")
 
     def _finish(self, problem: str | None) -> None:
         if not self.done.called:
             self._cancel_patience()
+            if self.lobby is not None:
+                self.lobby.close()
             self.outcome.problem = problem
             self.done.callback(None)
 
-    async def _stop(self, host: Any, listening: Any, writer: StoreWriter, house: list[Deferred]) -> None:
+    # -- stopping -------------------------------------------------------------------
+
+    async def _stop(self, host: Any, listening: Any, writer: StoreWriter) -> None:
         self._cancel_patience()
-        if self.bot is not None:
-            ended = self.bot.ended
-            self.bot.stop()
-            kill = self.reactor.callLater(5, _kill, self.bot)
-            await ended
-            if kill.active():
-                kill.cancel()
-        host.ladder.stopService()
+        await self._stop_bot()
         host.factory.stop()
         await maybeDeferred(host.runner.stop)  # with worker processes: once they have reported their games
         await listening.stopListening()
-        for bot in house:
-            bot.cancel()
+        for client in self.house_clients:
+            client.cancel()
         await writer.close()
 
+    async def _stop_bot(self) -> None:
+        """SIGTERM to the command's process group; SIGKILL to what is left of it once it ends or after a while."""
+        bot = self.last_bot
+        if bot is None:
+            return
+        if not bot.ended.called:
+            bot.signal_group(signal.SIGTERM)
+            kill = self.reactor.callLater(KILL_AFTER, bot.signal_group, signal.SIGKILL)
+            await bot.ended
+            if kill.active():
+                kill.cancel()
+        bot.signal_group(signal.SIGKILL)  # whatever it started and left behind
 
-def _kill(bot: BotProcess) -> None:
-    if bot.transport is not None and bot.transport.pid is not None:
-        bot.transport.signalProcess("KILL")
-
+    def _kill_all(self) -> None:
+        """SIGKILL to the command's process group and to the host's worker processes."""
+        if self.last_bot is not None:
+            self.last_bot.signal_group(signal.SIGKILL)
+        pool = getattr(self.host.runner, "pool", None) if self.host is not None else None
+        if pool is not None:
+            pool.kill()

@@ -103,12 +103,13 @@ class Host(NamedTuple):
 
 def build_host(
     options: Options, writer: StoreWriter, clock: Any, stop: Callable[[], None] | None = None,
-    resume: StoredTournament | None = None,
+    resume: StoredTournament | None = None, lobby: Callable[[GameRunner], Any] | None = None,
 ) -> Host:
     """The sign-up factory, game runner and (with ``--tournament``, ``--ladder``) its service, not yet listening.
 
     With ``--workers N`` above 0 the runner plays its games in N worker
-    processes (``evolution.host.runner.pooled_runner``), started once the reactor runs.
+    processes (``evolution.host.runner.pooled_runner``), started once the reactor runs. ``lobby(runner)``
+    makes the lobby's policy of a host whose games are formed by neither mode (``evolution-try``'s).
     """
     settings = from_options(GameSettings, options)
     config = from_options(SignupConfig, options, SIGNUP_OPTIONS, signup=settings.speaking().signup)
@@ -138,6 +139,8 @@ def build_host(
         ladder = LadderService(runner, standings, options["min_players"], options["max_players"],
                                options["signup-window"], LagProbe(clock))
         policy = ladder.policy
+    if lobby is not None:
+        policy = lobby(runner)
     return Host(SignupFactory(config, policy, clock), runner, tournaments, ladder)
 
 

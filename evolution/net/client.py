@@ -3,9 +3,9 @@
 Offers ``ClientProtocol`` (signs up, then hands each host message to the
 dialect's ``Conversation`` and writes the answer), ``conversation(name,
 player, game, dialect)`` (the conversation a dialect holds for a player),
-``play_remote(reactor,
-host, port, name, player, game=..., dialect=...)``, which connects (retrying
-a refused connection, not a name that does not resolve; over TLS when given
+``play_remote(reactor, host, port, name, player, game=..., dialect=...)``,
+which checks the name against the dialect's rules, connects (retrying a
+refused connection, not a name that does not resolve; over TLS when given
 ``tls``, the settings ``evolution.net.endpoints.client_tls`` makes; with
 ``reconnect``, signing up again after the host hangs up or goes away) and
 returns the ``ClientOutcome``, and the errors a client can end with.
@@ -96,9 +96,10 @@ class ClientOutcome:
 class ClientProtocol(JSONStreamProtocol):
     """Plays on a host for one player object, through its dialect's conversation."""
 
-    def __init__(self, conversation: Any) -> None:
+    def __init__(self, conversation: Any, connected: Callable[[ClientProtocol], None] | None = None) -> None:
         super().__init__()
         self.conversation = conversation
+        self.on_connected = connected  # told once the connection is made, before the sign-up is written
         self.outcome: ClientOutcome = conversation.outcome
         self.name = self.outcome.name
         self.done: Deferred[ClientOutcome] = Deferred(lambda _: self.close())
@@ -113,6 +114,8 @@ class ClientProtocol(JSONStreamProtocol):
 
     def connectionMade(self) -> None:
         super().connectionMade()
+        if self.on_connected is not None:
+            self.on_connected(self)
         first = self.conversation.sign_up()
         if first is not None:
             self.sendMessage(first)
@@ -199,18 +202,25 @@ async def play_remote(
     bind: str | None = None,
     reconnect: int = 0,
     reconnect_delay: float = RECONNECT_DELAY,
+    connected: Callable[[ClientProtocol], None] | None = None,
 ) -> ClientOutcome:
     """Connect (over TLS with ``tls``; from the local address ``bind``, if given), sign up as ``name`` and play
     ``game`` until the host hangs up.
 
+    A name the dialect does not take fails here, before connecting (``ClientError``), as an unknown game or
+    dialect does (``UnknownGame``, ``KeyError``). ``connected(protocol)`` is told once each connection is made.
     With ``reconnect``, sign up again when the host hangs up (or went away: a host killed mid-tournament and
     started again with ``--resume`` takes its entrants back), ``reconnect_delay`` seconds later, a line each try,
     until the host does not take the bot back ("game full": nothing for it to play), the dialect says the
     tournament is over, or ``reconnect`` tries in a row could not reach it. The outcome counts every connection's
     games.
     """
-    game_named(game).dialect(dialect or game_named(game).dialects[0])  # an unknown game or dialect fails here
-    outcome = await _play_once(reactor, host, port, name, player, retries, retry_delay, tls, dialect, game, bind)
+    try:
+        conversation(name, player, game, dialect)
+    except ValueError as error:
+        raise ClientError(str(error)) from None
+    once = (reactor, host, port, name, player, retry_delay, tls, dialect, game, bind, connected)
+    outcome = await _play_once(retries, *once)
     misses = 0
     while misses < reconnect and outcome.won is None:  # a tournament's end, where the dialect tells it, is the end
         misses += 1
@@ -218,7 +228,7 @@ async def play_remote(
                  delay=reconnect_delay, k=misses, n=reconnect)
         await deferLater(reactor, reconnect_delay, lambda: None)
         try:
-            again = await _play_once(reactor, host, port, name, player, 0, retry_delay, tls, dialect, game, bind)
+            again = await _play_once(0, *once)
         except Refused as error:
             log.info("the host does not take it back ({error}); done", name=name, error=str(error))
             break
@@ -229,11 +239,11 @@ async def play_remote(
 
 
 async def _play_once(
-    reactor: Any, host: str, port: int, name: str, player: Any, retries: int, retry_delay: float, tls: Any,
-    dialect: str | None, game: str, bind: str | None,
+    retries: int, reactor: Any, host: str, port: int, name: str, player: Any, retry_delay: float, tls: Any,
+    dialect: str | None, game: str, bind: str | None, connected: Callable[[ClientProtocol], None] | None,
 ) -> ClientOutcome:
     """One connection: connect (retrying a refused one ``retries`` times), sign up, play until hung up."""
-    factory = Factory.forProtocol(lambda: ClientProtocol(conversation(name, player, game, dialect)))
+    factory = Factory.forProtocol(lambda: ClientProtocol(conversation(name, player, game, dialect), connected))
     for attempt in range(retries + 1):
         try:
             protocol = await _connect(reactor, host, port, factory, tls, bind)

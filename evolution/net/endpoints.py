@@ -13,9 +13,10 @@ certificate (against ``ca_file``, or the system's trusted authorities).
 Problems are one sentence each: ``EndpointError`` when the string itself is
 wrong, ``EndpointUnavailable`` when it is right but this machine cannot serve
 it (TLS not installed, a certificate that cannot be read). And
-``ListeningService``, a service that listens on an endpoint and ends twistd
-with one sentence (status 1) when its port cannot be had
-(``cannot_listen``). ``listen_for_another`` listens here for another
+``ListeningService``, a service that listens on an endpoint, logs where
+(``listening_line``: the addresses, every interface said so) and ends
+twistd with one sentence naming the option (status 1) when its port cannot
+be had (``cannot_listen``). ``listen_for_another`` listens here for another
 process, which accepts with ``adopt_listening`` (the web view's process:
 the port is had, or refused, when the host starts, and before twistd sheds
 privileges).
@@ -33,6 +34,9 @@ from twisted.application.internet import StreamServerEndpointService
 from twisted.internet.endpoints import serverFromString
 from twisted.internet.error import CannotListenError
 from twisted.internet.protocol import Factory
+from twisted.logger import Logger
+
+log = Logger()
 
 LISTEN_BACKLOG = 1024
 MAX_PORT = 65535
@@ -161,16 +165,20 @@ def client_tls(hostname: str, ca_file: str | None = None) -> Any:
 
 
 class ListeningService(StreamServerEndpointService):
-    """Listens on the endpoint; a port that cannot be had stops twistd with one sentence.
+    """Listens on the endpoint and says where (``listening_line``); a port that cannot be had stops twistd with
+    one sentence, which names the option (``--port``, ``--web``).
 
     The sentence goes to twistd's log (as the reason the process ends) and, with
     ``echo``, to standard error too; without it when the log is shown there already.
     """
 
-    def __init__(self, endpoint: Any, factory: Factory, description: str, echo: bool = True) -> None:
+    def __init__(
+        self, endpoint: Any, factory: Factory, description: str, echo: bool = True, option: str = "--port"
+    ) -> None:
         super().__init__(endpoint, factory)
         self.description = description
         self.echo = echo
+        self.option = option
         self._raiseSynchronously = True  # a failure to listen raises at start-up, as strports does
 
     def privilegedStartService(self) -> None:
@@ -180,20 +188,45 @@ class ListeningService(StreamServerEndpointService):
             self._cannot_listen(error.socketError)
         except OSError as error:  # e.g. the folder of a unix: socket does not exist
             self._cannot_listen(error.strerror or error)
+        self._waitingForPort.addCallback(self._listening)
+
+    def _listening(self, port: Any) -> Any:
+        if port is not None:
+            log.info("{line}", line=listening_line(self.option, self.description, port.getHost()))
+        return port
 
     def _cannot_listen(self, why: object) -> None:
-        cannot_listen(self.description, why, self.echo)
+        cannot_listen(self.description, why, self.echo, self.option)
 
 
-def cannot_listen(description: str, why: object, echo: bool = True) -> NoReturn:
-    """End twistd with one sentence: the port of ``description`` cannot be had (``echo``: on stderr too)."""
-    message = f"twistd evolution: cannot listen on {description}: {why}"
+LISTENERS = {"--port": "the host listens for bots", "--web": "the web view listens"}
+
+
+def listening_line(option: str, description: str, address: Any) -> str:
+    """Where an endpoint listens, for a person: which addresses (every interface, said so), port, the option."""
+    who = LISTENERS.get(option, f"{option} listens")
+    given = f"({option} {description})"
+    host, port = getattr(address, "host", None), getattr(address, "port", None)
+    if host is None:
+        return f"{who} on the socket {getattr(address, 'name', address)} {given}"
+    tls = " over TLS" if _fields(description)[0] == "ssl" else ""
+    if host in ("0.0.0.0", "::"):
+        family = "IPv4" if host == "0.0.0.0" else "IPv6 (and IPv4, where the system maps it)"
+        return (f"{who}{tls} on port {port} of every {family} interface ({host}) {given}: other machines can "
+                f"connect; add :interface=127.0.0.1 to {option}'s endpoint to keep it to this one")
+    return f"{who}{tls} on {host} port {port} {given}"
+
+
+def cannot_listen(description: str, why: object, echo: bool = True, option: str = "--port") -> NoReturn:
+    """End twistd with one sentence: the port of ``description``, given as ``option``, cannot be had (``echo``:
+    on stderr too)."""
+    message = f"twistd evolution: cannot listen on {option} {description}: {why}"
     if echo and sys.__stderr__ is not None and sys.stderr is not sys.__stderr__:  # stderr goes to the log
         print(message, file=sys.__stderr__, flush=True)
     raise SystemExit(message) from None
 
 
-def listen_for_another(reactor: Any, description: str, echo: bool = True) -> tuple[int, int]:
+def listen_for_another(reactor: Any, description: str, echo: bool = True, option: str = "--web") -> tuple[int, int]:
     """Listen on ``description`` here (a port that cannot be had ends twistd with one sentence) for another
     process to accept on: the listening socket's descriptor (a duplicate: this process's reactor never
     accepts on it) and its address family. The other process adopts it with ``adopt_listening``."""
@@ -201,12 +234,13 @@ def listen_for_another(reactor: Any, description: str, echo: bool = True) -> tup
     try:
         server_endpoint(reactor, description).listen(Factory()).addBoth(found.append)
     except OSError as error:
-        cannot_listen(description, error.strerror or error, echo)
+        cannot_listen(description, error.strerror or error, echo, option)
     result = found[0] if found else None
     if not hasattr(result, "socket"):
         error = getattr(result, "value", result)
         why = getattr(error, "socketError", None) or getattr(error, "strerror", None) or error
-        cannot_listen(description, why, echo)
+        cannot_listen(description, why, echo, option)
+    log.info("{line}", line=listening_line(option, description, result.getHost()))
     result.stopReading()
     handle = result.socket
     fd, family = os.dup(handle.fileno()), handle.family

@@ -197,8 +197,10 @@ class HostProtocol(JSONStreamProtocol):
         self.close()
 
     def refuse(self, reason: str) -> None:
-        """A sign-up that failed: log it and hang up without a reply."""
+        """A sign-up that failed: log it, tell whoever watches the factory's refusals, hang up without a reply."""
         log.info("sign-up from {peer} refused: {reason}", peer=self.peer, reason=escape(reason))
+        for watcher in list(self.factory.refusals):
+            watcher(self, reason)
         self.close()
 
     def signed_up(self, name: str, tell: bool = False) -> None:

@@ -5,7 +5,7 @@ Offers ``RemoteSeat``, which every game's proxy player builds on:
 ``tell(text)`` writes a message, ``ask(kind, text, read, timeout=None)`` asks
 a question, whose ``Deferred`` fires with ``read(value)`` of the reply or
 fails with ``PlayerFailure`` (late, malformed or refused, out of turn, the
-connection gone); ``on_failure`` hears of a failure once; ``log`` (a
+connection gone: the reason names the question left unanswered); ``on_failure`` hears of a failure once; ``log`` (a
 ``SeatLog``) records every message. And ``CallSettings`` (the time limit of
 each answer, the limits of particular kinds of question, and the host's one
 sweep of limits) and ``Connection``, what a seat needs of its connection.
@@ -101,6 +101,7 @@ class RemoteSeat:
         self.on_failure: Callable[[str], None] | None = None
         self.log: SeatLog | None = None
         self._call: _Call | None = None
+        self._answered: str | None = None  # the kind of question last answered
 
     @classmethod
     def calling(cls, connection: Connection, name: str, calls: CallSettings) -> RemoteSeat:
@@ -150,13 +151,20 @@ class RemoteSeat:
         except WireError as error:
             self.fail(f"invalid reply to {call.kind}: {error}", call)
             return
+        self._answered = call.kind
         call.deferred.callback(answer)
 
     def input_failed(self, reason: str) -> None:
         self.fail(f"malformed message: {reason}")
 
     def connection_lost(self) -> None:
-        self.fail("disconnected")
+        """The connection closed: the reason names the question it left unanswered, or the last it answered."""
+        if self._call is not None:
+            self.fail(f"disconnected before replying to {self._call.kind}")
+        elif self._answered is not None:
+            self.fail(f"disconnected between questions (its last reply was to {self._answered})")
+        else:
+            self.fail("disconnected before it was asked anything")
 
     # -- failure --------------------------------------------------------------
 

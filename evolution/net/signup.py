@@ -21,7 +21,7 @@ import ipaddress
 import re
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from twisted.internet.interfaces import IAddress, IReactorTime
 from twisted.internet.protocol import Protocol, ServerFactory
@@ -101,6 +101,7 @@ class SignupFactory(ServerFactory):
         self._capped: dict[str, tuple[float, int]] = {}  # address: (when its cap was last logged, refused since)
         self.policy = policy
         self.policy.attach(self)
+        self.refusals: list[Callable[[Any, str], None]] = []  # told (connection, reason) of each refused sign-up
 
     def buildProtocol(self, addr: IAddress) -> Protocol | None:
         limit = self.config.max_connections

@@ -105,7 +105,7 @@ class WebService(service.MultiService):
     def __init__(self, app: WebApp, endpoint: Any, description: str, echo: bool = True) -> None:
         super().__init__()
         self.app = app
-        ListeningService(endpoint, app.site, description, echo).setServiceParent(self)
+        ListeningService(endpoint, app.site, description, echo, "--web").setServiceParent(self)
 
     def startService(self) -> None:
         self.app.start()  # here, not earlier: twistd may fork and shed privileges before

@@ -4,7 +4,8 @@ As the course's harnesses (harnesses.md 1): one JSON value on standard input,
 possibly over several lines; the answer as one JSON value on standard output;
 invalid input prints nothing and exits 0, and ``--explain`` says why on
 standard error. A few course conformance cases are run through the command
-(all of them run in-process in test_conformance.py).
+(all of them run in-process in test_conformance.py). ``xsilly`` reads the other
+players' boards as it reads its own (harnesses.md 1, messages.md 4).
 """
 
 from __future__ import annotations
@@ -85,3 +86,29 @@ def test_an_unknown_harness_is_a_usage_error():
     run = harness("xnothing", stdin="[]")
     assert run.returncode == 2 and run.stdout == ""
     assert len(run.stderr.splitlines()) == 1 and run.stderr.startswith("evolution-harness: error: ")
+
+
+XSILLY_HAND = '[["id",1],["species",[]],["bag",0],["cards",[[1,"carnivore"],[2,"horns"],[0,"ambush"],[-1,"foraging"]]]]'
+XSILLY_ANSWER = [2, [[0, 1]], [], [[0, 3]], []]  # ambush for food; carnivore, foraging: a new board; horns: its population
+
+
+def board(food: int = 0, body: int = 2, population: int = 1, traits: str = "", fat: int | None = None) -> str:
+    """A species board, as JSON text."""
+    fields = [["food", food], ["body", body], ["population", population], ["traits", [traits] if traits else []]]
+    return json.dumps(fields if fat is None else [*fields, ["fat-food", fat]])
+
+
+@pytest.mark.parametrize("other, answered", [
+    (board(food=2, population=1), False),  # food above its population
+    (board(body=2, traits="fat-tissue", fat=3), False),  # fat food above its body size
+    (board(fat=0), True),  # ["fat-food", 0] without fat-tissue: as course inputs hold it
+], ids=["food above population", "fat food above body", "fat-food 0 without fat-tissue"])
+@pytest.mark.parametrize("place", ["before", "after"])
+def test_xsilly_checks_the_other_players_boards_as_it_checks_its_own(other, answered, place):
+    others = f"[[{other}]]"
+    stdin = f"[{XSILLY_HAND}, {others if place == 'before' else '[]'}, {others if place == 'after' else '[]'}]"
+    run = harness("xsilly", stdin=stdin)
+    assert (run.returncode, run.stderr) == (0, "")
+    assert (json.loads(run.stdout) if run.stdout else None) == (XSILLY_ANSWER if answered else None)
+    own = harness("xsilly", stdin=stdin.replace('["species",[]]', f'["species",[{other}]]'))
+    assert bool(own.stdout) == answered  # the same board as the player's own: the same verdict

@@ -4,7 +4,10 @@
   before pip's quiet minute (the Makefile, copied, with a stand-in Python whose pip does nothing);
 - the JavaScript kit's ``npm ci`` on a terminal draws no spinner (a pseudo-terminal; needs npm);
 - the TLS tests end with no warning (pytest on them, as ``make test`` runs them);
-- ``make demo``: the count of bots signed up while they sign up;
+- ``make demo``: a line as the bot processes start, the count of bots signed up while they sign up, the
+  round and game lines; never silent for long: every wait says where it stands after ``QUIET`` seconds
+  without a line (``Lines``, on a clock of the test's);
+- ``make demo-ladder``: the same first lines, then the games as they are played, then the leaders;
 - ``make soak``: a progress line every few seconds (here, every half second of a small run).
 """
 
@@ -22,6 +25,7 @@ from pathlib import Path
 
 import pytest
 
+from evolution.cli.demo import QUIET, Lines, started
 from tests.support.paths import REPO
 
 pytestmark = pytest.mark.slow
@@ -96,27 +100,72 @@ def test_the_tls_tests_end_without_warnings():
     assert "warning" not in last, result.stdout
 
 
-def test_the_demo_counts_the_bots_as_they_sign_up():
+STARTING = "starting 5 bot processes (evolution-client, one Python process each); they sign up as they start"
+STATUS = re.compile(r"sign-up: [0-5] of 5 bots signed up(; the others' processes are still starting)?")
+
+
+def test_the_demo_says_the_bots_start_and_counts_them_as_they_sign_up():
     result = subprocess.run([sys.executable, "-m", "evolution.cli.demo", "--bots", "5", "--think", "0", "--linger", "0"],
                             cwd=REPO, capture_output=True, text=True, timeout=180)
     assert result.returncode == 0, result.stdout + result.stderr
     lines = result.stdout.splitlines()
-    counts = [k for k, line in enumerate(lines) if re.fullmatch(r"sign-up: [1-5] of 5 bots signed up", line)]
+    assert lines[3] == STARTING, lines
+    counts = [k for k, line in enumerate(lines) if STATUS.fullmatch(line)]
     first_round = next(k for k, line in enumerate(lines) if line.startswith("tournament 1 round 1 "))
-    assert counts and counts[-1] < first_round, lines
-    assert lines[counts[-1]] == "sign-up: 5 of 5 bots signed up"
+    assert counts and counts[0] == 4 and counts[-1] < first_round, lines
+    assert "sign-up: 5 of 5 bots signed up" in lines[counts[0]:first_round]
+    games_done = [line for line in lines if re.fullmatch(r"tournament 1 round 1 of about \d+: \d of \d games? done.*",
+                                                         line)]
+    assert games_done, lines  # a line as each game ends, not only as each round does
     assert lines[-1].startswith("a ladder, where bots come and go and play game after game: make demo-ladder")
 
 
-def test_the_ladder_demo_prints_the_leaders_then_the_ladder():
+def test_the_ladder_demo_counts_the_bots_then_the_games_then_prints_the_leaders_and_the_ladder():
     result = subprocess.run([sys.executable, "-m", "evolution.cli.demo", "--ladder", "--bots", "5", "--seconds", "10"],
                             cwd=REPO, capture_output=True, text=True, timeout=180)
     assert result.returncode == 0, result.stdout + result.stderr
     lines = result.stdout.splitlines()
-    assert re.fullmatch(r"ladder: \d+ games? so far; leaders 1\. .*", lines[3]), lines
+    assert lines[3] == STARTING and STATUS.fullmatch(lines[4]), lines  # not "0 games so far; leaders -"
+    progress = lines[4:lines.index("")]
+    leaders = [k for k, line in enumerate(progress) if re.fullmatch(r"ladder: \d+ games? so far; leaders 1\. .*", line)]
+    assert leaders and all(STATUS.fullmatch(line) or line.startswith("ladder: ") for line in progress[:leaders[0]])
+    assert progress[-1] == "the demo stops the host: the games being played are stored as aborted"
     table = lines[lines.index("") + 1:]
     assert table[0] == "  ladder of evolution: 5 bots, ranked by the rating mu - 3 sigma; equal values share a rank"
     assert len(table) == 3 + 5
+
+
+class Silent:
+    """A clock and a sleep for ``Lines``: time passes only as the demo sleeps; what it prints is kept."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def clock(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.now += seconds
+
+
+def test_every_wait_of_the_demo_says_where_it_stands_after_a_few_silent_seconds(capsys):
+    time_ = Silent()
+    lines = Lines(clock=time_.clock, sleep=time_.sleep)
+    lines.say("host: twistd evolution on 127.0.0.1:1")
+    waited: list[float] = []
+    lines.wait_for(lambda: time_.now >= 30, lambda seconds: waited.append(seconds) or f"still waiting ({seconds:.0f} s)",
+                   60, "never")
+    said = capsys.readouterr().out.splitlines()
+    assert said[0] == "host: twistd evolution on 127.0.0.1:1"
+    assert said[1:] == [f"still waiting ({seconds:.0f} s)" for seconds in waited] and len(waited) == 7
+    assert all(QUIET <= later - earlier < QUIET + 0.5 for earlier, later in zip([0.0, *waited], waited))
+
+
+def test_a_wait_that_outlasts_its_limit_ends_the_demo_with_one_sentence():
+    time_ = Silent()
+    lines = Lines(clock=time_.clock, sleep=time_.sleep)
+    with pytest.raises(RuntimeError, match=r"^the host did not listen on port 1 within 180 s$"):
+        started(type("Host", (), {"listening": lambda self: False, "port": 1})(), lines)
 
 
 PROGRESS_LINE = re.compile(

@@ -77,8 +77,44 @@ def test_a_port_already_taken_stops_the_host_with_one_sentence(tmp_path):
         host = HostProcess(port, tmp_path / "r.sqlite", tmp_path / "host.log")
         assert host.wait(limit=30) == 1
     log = (tmp_path / "host.log").read_text()
-    assert f"twistd evolution: cannot listen on tcp:{port}:interface=127.0.0.1: [Errno 98]" in log
+    assert f"twistd evolution: cannot listen on --port tcp:{port}:interface=127.0.0.1: [Errno 98]" in log
     assert "Traceback" not in log
+
+
+@pytest.mark.parametrize("workers", ["0", "2"])  # the web view in the host's process, or in one of its own
+def test_a_web_port_already_taken_is_named_as_the_web_view_s(tmp_path, workers):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        web = taken.getsockname()[1]
+        host = HostProcess(free_port(), tmp_path / "r.sqlite", tmp_path / "host.log", "--workers", workers,
+                           "--web", f"tcp:{web}:interface=127.0.0.1")
+        assert host.wait(limit=30) == 1
+    log = (tmp_path / "host.log").read_text()
+    assert f"twistd evolution: cannot listen on --web tcp:{web}:interface=127.0.0.1: [Errno 98]" in log
+
+
+def test_the_host_says_where_it_listens_and_that_every_interface_is_every_interface(tmp_path):
+    port, web = free_port(), free_port()
+    output = tmp_path / "shown.txt"
+    with output.open("w") as terminal:
+        host = twistd_as_typed(tmp_path, "-n", "--pidfile=", "evolution", "--port", f"tcp:{port}", "--db",
+                               "r.sqlite", "--web", f"tcp:{web}:interface=127.0.0.1", stdout=terminal,
+                               stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and host.poll() is None:
+            shown = output.read_text()
+            if "the web view listens" in shown and "the host listens" in shown:
+                break
+            time.sleep(0.1)
+    finally:
+        host.terminate()
+        host.wait(timeout=60)
+    shown = output.read_text()
+    assert (f"the host listens for bots on port {port} of every IPv4 interface (0.0.0.0) (--port tcp:{port}): other "
+            f"machines can connect; add :interface=127.0.0.1 to --port's endpoint to keep it to this one") in shown
+    assert f"the web view listens on 127.0.0.1 port {web} (--web tcp:{web}:interface=127.0.0.1)" in shown
 
 
 def twistd(cwd, *args: str, hide_openssl: bool = False) -> subprocess.CompletedProcess:
@@ -105,7 +141,7 @@ HELP = " (see twistd evolution --help)"
         (["--max-message", "1"], 2, "--max-message must be at least 1024 (allowed: 1024 to 67108864)" + HELP),
         (["--port", "ssl:0:privateKey=missing.pem"], 1,
          "--port 'ssl:0:privateKey=missing.pem': cannot read {cwd}/missing.pem: No such file or directory"),
-        (["--port", "unix:/missing/dir/s"], 1, "cannot listen on unix:/missing/dir/s: No such file or directory"),
+        (["--port", "unix:/missing/dir/s"], 1, "cannot listen on --port unix:/missing/dir/s: No such file or directory"),
         (["--port", "tcp:abc"], 2,
          "--port 'tcp:abc' is not an endpoint such as tcp:45678: the port must be a whole number, not 'abc'" + HELP),
         (["--port", "tcp:0:backlog=many"], 2, "--port 'tcp:0:backlog=many' is not an endpoint such as tcp:45678: "
@@ -183,7 +219,7 @@ def test_a_port_clash_is_said_once_on_a_terminal_that_shows_the_log(tmp_path):
         shown, _ = host.communicate(timeout=60)
     assert host.returncode == 1
     assert shown.count("cannot listen on") == 1, shown
-    assert f"twistd evolution: cannot listen on tcp:{port}:interface=127.0.0.1: [Errno 98]" in shown
+    assert f"twistd evolution: cannot listen on --port tcp:{port}:interface=127.0.0.1: [Errno 98]" in shown
 
 
 def test_a_strategy_that_is_not_a_player_is_one_line_and_status_2():

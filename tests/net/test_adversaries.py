@@ -90,7 +90,7 @@ class AdversaryTests(unittest.TestCase):
 
     async def test_disconnects_mid_game(self) -> None:
         _, seat = await self.game_with("feed-next", bad.disconnect, good=2)
-        self.assertEqual(seat.removed_reason, "disconnected")
+        self.assertEqual(seat.removed_reason, "disconnected before replying to feed-next")
 
     async def test_trickles_one_byte_at_a_time(self) -> None:
         _, seat = await self.game_with("choose", bad.trickle(b"[0,[],[],[],[]]\n", 0.25))  # 4 s in all

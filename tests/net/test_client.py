@@ -1,5 +1,6 @@
-"""``play_remote`` ends with one ``ClientError`` sentence when it cannot reach the host at all, and tries
-every address a host's name has (``localhost`` is often ``::1`` first, refused by a host on IPv4 only)."""
+"""``play_remote`` ends with one ``ClientError`` sentence when it cannot reach the host at all, or when its
+dialect does not take its name (before connecting: never an unhandled error as the connection is made), and
+tries every address a host's name has (``localhost`` is often ``::1`` first, refused by a host on IPv4 only)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from twisted.python.failure import Failure
 from twisted.trial import unittest
 
 from evolution.games.evolution.rules.silly import SillyPlayer
+from evolution.games.fish.strategies.greedy import GreedyPlayer
 from evolution.net.client import ClientError, play_remote
 
 
@@ -34,6 +36,17 @@ class UnreachableHostTests(unittest.TestCase):
         error = self.failureResultOf(game, ClientError).value
         self.assertTrue(str(error).startswith("cannot connect to nowhere.invalid:45678: DNS lookup failed"), error)
         self.assertEqual(reactor.getDelayedCalls(), [])  # no retry waits: a name that does not resolve will not
+        self.assertEqual(reactor.tcpClients, [])
+
+
+class NameTests(unittest.TestCase):
+    def test_a_name_the_dialect_does_not_take_is_one_client_error_before_connecting(self) -> None:
+        reactor = MemoryReactorClock()
+        game = ensureDeferred(play_remote(reactor, "127.0.0.1", 45678, "house-1 (greedy)", GreedyPlayer(),
+                                          game="fish", dialect="course"))
+        error = self.failureResultOf(game, ClientError).value
+        self.assertEqual(str(error), 'the course\'s Fish protocol takes a name of 1 to 12 ASCII letters, not '
+                                     '"house-1 (greedy)"')
         self.assertEqual(reactor.tcpClients, [])
 
 

@@ -199,8 +199,15 @@ class CallLimitTests(unittest.TestCase):
         self.connection.connectionLost()
         state = FeedingState(0, (Species(population=2), Species(population=2)), (), 3, ())
         failure = self.failureResultOf(self.proxy.feed_next(state), PlayerFailure)
-        self.assertEqual(failure.getErrorMessage(), "disconnected")
+        self.assertEqual(failure.getErrorMessage(), "disconnected before it was asked anything")
         self.assertRaises(PlayerFailure, self.proxy.start, 0, PlayerView(0, (), ()))
+
+    def test_a_closed_connection_names_the_question_left_unanswered_or_the_last_answered(self):
+        state = FeedingState(0, (Species(population=2), Species(population=2)), (), 3, ())
+        self.proxy.feed_next(state)
+        self.connection.dataReceived(b"1\n")
+        self.connection.connectionLost()
+        self.assertEqual(self.proxy.failure, "disconnected between questions (its last reply was to feed-next)")
 
     def test_a_legal_feeding_choice_within_the_limit(self):
         state = FeedingState(0, (Species(population=2), Species(population=2)), (), 3, ())

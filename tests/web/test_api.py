@@ -228,7 +228,7 @@ class ServiceTests(unittest.TestCase):
         service = web_service(endpoint, reactor, runner, None, "unused.sqlite")
         with self.assertRaises(SystemExit) as stopped:
             service.privilegedStartService()
-        self.assertIn(f"cannot listen on {endpoint}", str(stopped.exception))
+        self.assertIn(f"cannot listen on --web {endpoint}", str(stopped.exception))
 
 
 class LadderAndTranscriptTests(unittest.TestCase):

@@ -77,6 +77,9 @@ class EvolutionGame(PackagedParts):
     def bot_name(self, strategy: str) -> str:
         return "silly bot"  # the course's clients' name, whatever they play
 
+    def house_name(self, number: int, strategy: str) -> str:
+        return f"house-{number} ({strategy})"  # any JSON string is a name
+
     def setup(self, options: Mapping[str, Any]) -> EvolutionSetup:
         deck = options.get("deck") or "shuffled"
         if deck == "sorted" and options.get("seed") is not None:

@@ -33,6 +33,8 @@ MIN_SECONDS, MAX_SECONDS = 0.01, 3600.0
 START_TIMEOUT = 3.0  # the reference manager's limit for start (Fish:Admin/manager.rkt)
 FIRST_MOVE_TIMEOUT = 30.0  # the reference referee's READY-TIME, for every move of a game's first round
 _BOARD = re.compile(r"(\d+)x(\d+)\Z")
+_NUMBERS = ("One", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten", "Eleven", "Twelve",
+            "Thirteen", "Fourteen", "Fifteen", "Sixteen")
 
 
 def _board(text: str) -> tuple[int, int]:
@@ -135,6 +137,15 @@ class FishGame(PackagedParts):
 
         letters = "".join(char for char in strategy.rpartition(":")[2] if char.isascii() and char.isalpha())
         return letters[:NAME_LENGTH] or "bot"
+
+    def house_name(self, number: int, strategy: str) -> str:
+        """Letters only, as the course's protocol takes them: the strategy's, then the number's (``GreedyOne``,
+        ``MaximinTwo``), the strategy's cut to leave room for the number's."""
+        from evolution.games.fish.wire.messages import NAME_LENGTH
+
+        count = _NUMBERS[number - 1]  # a tryout has at most 12: 3 opponents a game, of each of 4 strategies
+        letters = "".join(char for char in strategy.title() if char.isascii() and char.isalpha())
+        return letters[: NAME_LENGTH - len(count)] + count
 
     def setup(self, options: Mapping[str, Any]) -> FishSetup:
         rows, cols = options.get("board") or (6, 6)

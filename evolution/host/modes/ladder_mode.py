@@ -66,9 +66,9 @@ class LadderService(service.Service):
         super().stopService()
         waiting = self.policy.factory.take_lobby()
         log.info(
-            "the ladder stops after {rounds}: hanging up on {waiting} waiting and {playing} in games (stored as"
-            " aborted)", rounds=plural(self.rounds, "round"), waiting=plural(len(waiting), "bot"),
-            playing=len(self.policy.playing),
+            "the host is stopping: the ladder stops after {rounds}, hanging up on {waiting} waiting and {playing} in"
+            " games (those games stored as aborted: the host stopped)", rounds=plural(self.rounds, "round"),
+            waiting=plural(len(waiting), "bot"), playing=len(self.policy.playing),
         )
         self.policy.stop()
         for connection in waiting:

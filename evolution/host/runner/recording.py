@@ -84,15 +84,12 @@ class StoreRecording:
         """Store a game with its message log (its JSON text, or that compressed) and say so; kept at once."""
         if self.writer is not None:
             self.writer.write(game_operation(record, log_text, standings))
-        ranking = "; ".join(
-            f"{p.rank}. {quoted(p.name)} {p.score}" for p in sorted(record.players, key=lambda p: p.rank or 99) if p.rank
-        )
         log.info(
             "game {game} {outcome} after {turns}: {ranking}",
             game=record.id,
             outcome=escape(record.outcome),
             turns=plural(record.turns, "turn"),
-            ranking=ranking or "nobody left",
+            ranking=_ranking(record),
         )
         return succeed(None)
 
@@ -102,3 +99,14 @@ class StoreRecording:
     def idle(self) -> Deferred[None]:
         """Fires once the store writer has done the writes handed to it so far (the web view's "stored")."""
         return self.writer.idle() if self.writer is not None else succeed(None)
+
+
+def _ranking(record: GameRecord) -> str:
+    """Who placed where; for a game not played to its end, who was still in it (not "nobody left")."""
+    ranked = sorted((seat for seat in record.players if seat.rank), key=lambda seat: seat.rank)
+    if ranked:
+        return "; ".join(f"{seat.rank}. {quoted(seat.name)} {seat.score}" for seat in ranked)
+    still_in = [quoted(seat.name) for seat in record.players if seat.removed_reason is None]
+    if not still_in:
+        return "nobody left"
+    return f"not ranked; {', '.join(still_in)} {'was' if len(still_in) == 1 else 'were'} still in"

@@ -26,6 +26,7 @@ stepped)``, ``hung_up(game_id, seat)`` (``evolution.host.workers.commands``).
 - ``stop()``: every worker stores its games as aborted and reports them
   (``Stop``), then is let go; fires when every worker has ended (one that
   does not within ``STOP_LIMIT`` seconds is killed, its games lost).
+  ``kill()``: SIGKILL to every worker at once.
 """
 
 from __future__ import annotations
@@ -281,6 +282,12 @@ class WorkerPool:
             return worker.channel.callRemote(Picture, game=game_id)
 
         return self.placed().addCallback(ask).addCallbacks(lambda answer: answer["picture"], lambda failure: None)
+
+    def kill(self) -> None:
+        """SIGKILL to every worker now (a stop that cannot wait); their games are lost."""
+        self.stopping = True
+        for worker in list(self.started_workers):
+            worker.child.kill()
 
     def stop(self) -> Deferred:
         self.stopping = True

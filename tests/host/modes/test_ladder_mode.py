@@ -21,7 +21,7 @@ from twisted.trial import unittest
 from evolution.net.lobbies import LadderLobby
 from evolution.store.results_store import ResultsStore
 from tests.support import adversaries as bad
-from tests.support.hosting import LocalHost, host_options, new_host, until
+from tests.support.hosting import LocalHost, host_options, log_lines, new_host, until
 from tests.support.webhosting import SlowPlayer
 
 QUICK = ("--ladder", "--timeout", "0.5", "--signup-window", "0.05", "--signup-timeout", "0.5")
@@ -139,6 +139,7 @@ class LadderHostTests(unittest.TestCase):
             self.assertGreater(standing.games, before[standing.name].games)
 
     async def test_a_game_the_stopping_host_aborts_is_stored_and_counts_for_nobody(self) -> None:
+        lines = log_lines(self)
         host = new_host(self, *QUICK, "--players", "3-3", "--timeout", "5")
         clients = [host.client(name) for name in ("ann", "bo")]
         stuck = ensureDeferred(bad.adversary(host.port, "stuck", "choose", bad.silent))
@@ -149,6 +150,13 @@ class LadderHostTests(unittest.TestCase):
         [game] = store.games()
         self.assertEqual((game.ladder, game.outcome), (True, "aborted: the host stopped"))
         self.assertEqual(store.ladder(), [])
+        # the host stopped, and the players were there: not "nobody left"
+        self.assertTrue(any("the host is stopping: the ladder stops after 1 round, hanging up on 0 bots waiting and 3"
+                            " in games" in line for line in lines), lines)
+        [aborted] = [line for line in lines if line.startswith(f"game {game.id} aborted: the host stopped after ")]
+        still_in = aborted.split(": not ranked; ")[1]
+        self.assertTrue(still_in.endswith(" were still in"), aborted)
+        self.assertEqual(sorted(still_in.removesuffix(" were still in").split(", ")), ["'ann'", "'bo'", "'stuck'"])
 
 
 class LadderLobbyTests(unittest.TestCase):

@@ -95,7 +95,8 @@ def test_bots_come_and_go_on_a_ladder_until_it_is_stopped(tmp_path):
     assert lines[-1].split()[4].endswith("?")  # the cheater's sigma, marked
     text = log.read_text()
     assert "ladder of Evolution: 0 bots rated so far" in text
-    assert re.search(r"the ladder stops after \d+ rounds: hanging up on \d+ bots? waiting and \d+ in games", text)
+    assert re.search(r"the host is stopping: the ladder stops after \d+ rounds, hanging up on \d+ bots? waiting and"
+                     r" \d+ in games", text)
     assert "left the lobby: the host is stopping" not in text  # one line for all, not one per bot
     assert "Traceback" not in text
 

@@ -93,8 +93,11 @@ def xstep4(value: Json) -> Json:
 
 
 def xsilly(value: Json) -> Json:
-    player_json, _before, _after = value
+    """The silly player's card action; the other players' boards, which it ignores, are read (checked) as its own."""
+    player_json, before, after = value
     player = codec.player_from_json(player_json, "xsilly.player")
+    codec.lob_from_json(before, "xsilly.before")
+    codec.lob_from_json(after, "xsilly.after")
     return codec.action4_to_json(silly_action(player.hand, len(player.boards)))
 
 

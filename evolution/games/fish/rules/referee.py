@@ -12,10 +12,14 @@ The game, step by step (the steps are the ``step`` of a ``Removal``):
 
 1. ``playing-as`` then ``playing-with`` to each player, in seat order; the
    colours named to a player are those of every other seat of the game;
-2. ``setup``: with n players left, ``6 - n`` rounds; in each, every player
-   still in, in seat order, places one penguin; the state it is shown has
-   it first (players removed later do not change the quota);
-3. ``take-turn``: from the first seat still in, in seat order, cyclically;
+2. ``setup``: with n players left, ``6 - n`` rounds; each asks as many
+   placements as players were in at its start, each of the player first in
+   the state (the state it is shown has it first), the turn passing on after
+   each; a failed placement removes the player and moves the turn on once
+   more (rules.md 9.5: of red, white and brown, when red fails, brown places
+   next, then white); players removed later do not change the quota;
+3. ``take-turn``: from the player first in the state after placement (the
+   first seat still in, unless a placement failed), in turn, cyclically;
    a player that cannot move while another can is skipped without a call
    (``SKIP`` recorded); ``turn`` counts these turns (0 before them);
    each mover is shown the actions since its last turn (rules.md 9.1: none
@@ -36,7 +40,9 @@ player's turn passed), ``end`` (once, the game is over).
 Checkpoints. Expulsions (``expel``: a failure noticed outside a call, such
 as a remote disconnect) take effect only at safe points: after each
 player's ``playing-with``, after each setup turn, after each movement turn
-and at the end. ``checkpoints`` counts the safe points passed; ``expel``
+and at the end; one during placement takes effect at the player's next
+placement, which it fails unasked (or at the end of placement), as the
+reference notices a closed connection when it calls it. ``checkpoints`` counts the safe points passed; ``expel``
 answers the count at which it was asked, and an expulsion asked at count
 ``c`` takes effect at safe point ``c + 1``; a replay hands the same counts
 back to ``expel`` and removes a player exactly where the game it replays did.
@@ -132,6 +138,8 @@ class FishReferee(SafePoints):
         """The actions since movement began or a player was last removed."""
         self.first_round = True
         """True until every player has had a movement turn (the reference allows 30 s for these)."""
+        self._failing: dict[Color, str] = {}
+        """Players expelled during placement, and why: each fails its next placement, unasked."""
 
     def seat_of(self, color: Color) -> int:
         return self.colors.index(color) + 1
@@ -180,29 +188,40 @@ class FishReferee(SafePoints):
             self.remove(color, answer.reason)
 
     async def place_penguins(self) -> None:
-        """``6 - n`` rounds of one placement per player still in, in seat order (rules.md 4)."""
+        """``6 - n`` rounds; each asks the player first in the state once per player in at the round's start
+        (rules.md 4, 9.5). Players expelled meanwhile, whose placements are over, leave at the end."""
         self.step = SETUP
         rounds = PENGUINS - len(self.state.players)
         for _ in range(rounds):
-            for color in self.colors:
-                if self._still_in(color):  # a player removed earlier in this round places no more
-                    await self._place(color)
-                    self._checkpoint()
-                    self._observe("placed")
+            for _ in range(len(self.state.players)):
+                if not self.state.players:
+                    return
+                await self._place()
+                self._checkpoint()
+                self._observe("placed")
+        for color, reason in list(self._failing.items()):
+            self.remove(color, reason)
 
-    async def _place(self, color: Color) -> None:
-        shown = self.state.rotated_to(color)
-        position = await self._choice(color, PLACEMENT, shown)
-        if position is not None:
-            self.state = shown.placed(position)
+    async def _place(self) -> None:
+        """The first player in the state places a penguin, and the turn passes on; one that fails is removed
+        and the turn passes on once more, the reference's quirk (rules.md 9.5): of red, white and brown, when
+        red fails, brown places next, then white. A player expelled during placement fails here, unasked, as
+        the reference's call to a closed connection fails."""
+        color = self.state.active.color
+        expelled = self._failing.pop(color, None)
+        if expelled is not None:
+            self.remove(color, expelled)
+        else:
+            position = await self._choice(color, PLACEMENT, self.state)
+            if position is not None:
+                self.state = self.state.placed(position)
+                return
+        self.state = self.state.skipped()
 
     async def move_penguins(self) -> None:
         """Turns from the first seat still in, cyclically, until nobody can move (rules.md 5)."""
         self.step = TAKE_TURN
         self.history = []
-        first = next((color for color in self.colors if self._still_in(color)), None)
-        if first is not None:
-            self.state = self.state.rotated_to(first)
         while not self.state.is_over():
             self.turn += 1
             if len(self.history) >= len(self.state.players):
@@ -241,8 +260,12 @@ class FishReferee(SafePoints):
     # -- removal ------------------------------------------------------------
 
     def _remove_expelled(self, player: FishPlayer, reason: str) -> None:
+        """Removed now; during placement, at its next placement (``_place``): the reference notices a closed
+        connection when it calls it, and counts that call in the round."""
         for color, seated in zip(self.colors, self.players):
-            if seated is player:
+            if seated is player and self.step == SETUP and self._still_in(color):
+                self._failing.setdefault(color, reason)
+            elif seated is player:
                 self.remove(color, reason)
 
     def remove(self, color: Color, reason: str) -> None:

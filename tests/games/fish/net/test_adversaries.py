@@ -138,7 +138,7 @@ class CourseAdversaryTests(FishAdversaryCase):
 
     async def test_disconnects_mid_game(self) -> None:
         _, seat = await self.game_with("take-turn", bad.disconnect)
-        self.assertEqual(seat.removed_reason, "disconnected")
+        self.assertEqual(seat.removed_reason, "disconnected before replying to take-turn")
 
     async def test_trickles_one_byte_at_a_time_past_its_limit(self) -> None:
         _, seat = await self.game_with("take-turn", bad.trickle(b"[[0,0],[1,0]]\n", 0.2))

@@ -15,6 +15,7 @@ from evolution.games.fish.rules.state import SKIP, Color, GameState, PlayerState
 from evolution.games.fish.strategies.faulty import Answering, HolePlacer, IllegalMover, Raiser
 from evolution.games.fish.strategies.greedy import GreedyPlayer, greedy_move, greedy_placement
 from evolution.games.fish.strategies.maximin import MaximinPlayer
+from evolution.games.fish.wire import codec
 from evolution.outcomes import PlayerFailure
 
 P = Position
@@ -89,10 +90,12 @@ def test_the_quota_counts_the_players_left_after_playing_with():
     assert [r.step for r in result.removals] == ["playing-with"]
 
 
-def test_a_player_removed_during_placement_leaves_the_others_quota_alone():
+def test_a_failed_placement_moves_the_turn_on_twice_and_the_round_keeps_its_count_as_the_reference_does():
+    # rules.md 9.5: white fails, so brown is passed over and red, after black, places twice in round 1; the
+    # round still asks four times, the next asks three (the quota is the rounds', not each player's).
     log: list = []
     result = play_local_game(logged([None, HolePlacer(), None, None], log), BIG)
-    assert [seat for seat, *_ in calls(log, "setup")] == [1, 2, 3, 4, 1, 3, 4]  # still 2 each for 4 players
+    assert [seat for seat, *_ in calls(log, "setup")] == [1, 2, 4, 1, 3, 4, 1]
     assert result.removals[0][:3] == (2, 0, "setup")
     assert "is not on the board" in result.removals[0].reason
 
@@ -119,9 +122,78 @@ def test_placements_are_consed_so_places_are_most_recent_first():
 
 def test_movement_begins_with_the_first_seat_still_in_and_goes_round_in_seat_order():
     log: list = []
+    play_local_game(logged([None, Raiser("playing_as"), None], log), BIG)
+    movers = [seat for seat, *_ in calls(log, "take-turn")]
+    assert movers[:4] == [1, 3, 1, 3]
+
+
+def test_after_a_failed_placement_movement_begins_where_placement_left_the_turn():
+    log: list = []
     play_local_game(logged([HolePlacer(), None, None], log), BIG)
     movers = [seat for seat, *_ in calls(log, "take-turn")]
-    assert movers[:4] == [2, 3, 2, 3]
+    assert movers[:4] == [3, 2, 3, 2]  # red failed: brown placed first in every round, and moves first
+
+
+# -- the course's failing-placement scenario, state by state (rules.md 4, 9.5) ----------------------------
+
+
+def player(color: str, *places: list[int]) -> dict:
+    return {"color": color, "score": 0, "places": [list(place) for place in places]}
+
+
+ONES = [[1, 1, 1, 1], [1, 1, 1, 1], [1, 1, 1, 1]]  # every tile 1 fish: a greedy player takes the first free one
+
+
+class SetupTimesOut(GreedyPlayer):
+    """Its first placement times out (as a remote player's call fails)."""
+
+    def setup(self, state):
+        raise PlayerFailure("no reply to setup within 10 s")
+
+
+# Red, white and brown; red fails its first placement. The reference deletes red (white is then first) and
+# moves the turn on once more: brown places first, then white, in every round; brown moves first. Each entry:
+# the seat asked, and the state it is sent (the placing player first), as the reference's referee sends it.
+RED_FAILS = [
+    (1, [player("red"), player("white"), player("brown")]),
+    (3, [player("brown"), player("white")]),
+    (2, [player("white"), player("brown", [0, 0])]),
+    (3, [player("brown", [0, 0]), player("white", [0, 1])]),
+    (2, [player("white", [0, 1]), player("brown", [0, 2], [0, 0])]),
+    (3, [player("brown", [0, 2], [0, 0]), player("white", [0, 3], [0, 1])]),
+    (2, [player("white", [0, 3], [0, 1]), player("brown", [1, 0], [0, 2], [0, 0])]),
+]
+RED_FAILS_FIRST_MOVE = (3, [player("brown", [1, 0], [0, 2], [0, 0]), player("white", [1, 1], [0, 3], [0, 1])])
+
+# Four players; white fails its first placement, after red's. The round of four goes on with black (brown is
+# passed over) and red again; the next round asks three times: brown, black, red.
+WHITE_FAILS = [
+    (1, [player("red"), player("white"), player("brown"), player("black")]),
+    (2, [player("white"), player("brown"), player("black"), player("red", [0, 0])]),
+    (4, [player("black"), player("red", [0, 0]), player("brown")]),
+    (1, [player("red", [0, 0]), player("brown"), player("black", [0, 1])]),
+    (3, [player("brown"), player("black", [0, 1]), player("red", [0, 2], [0, 0])]),
+    (4, [player("black", [0, 1]), player("red", [0, 2], [0, 0]), player("brown", [0, 3])]),
+    (1, [player("red", [0, 2], [0, 0]), player("brown", [0, 3]), player("black", [1, 0], [0, 1])]),
+]
+WHITE_FAILS_FIRST_MOVE = (3, [player("brown", [0, 3]), player("black", [1, 0], [0, 1]),
+                              player("red", [1, 1], [0, 2], [0, 0])])
+
+
+@pytest.mark.parametrize("failing", [HolePlacer, lambda: Answering("setup", "abc"), SetupTimesOut],
+                         ids=["illegal placement", "not a position", "time-out"])
+@pytest.mark.parametrize("seats, failing_seat, expected, first_move", [
+    (3, 1, RED_FAILS, RED_FAILS_FIRST_MOVE), (4, 2, WHITE_FAILS, WHITE_FAILS_FIRST_MOVE),
+], ids=["red fails of three", "white fails of four"])
+def test_every_state_after_a_failed_placement_is_the_reference_s(failing, seats, failing_seat, expected, first_move):
+    log: list = []
+    inners = [failing() if seat == failing_seat else None for seat in range(1, seats + 1)]
+    result = play_local_game(logged(inners, log), Board.from_rows(ONES))
+    sent = [(seat, codec.state_to_json(state)) for seat, _, state in calls(log, "setup")]
+    assert sent == [(seat, {"board": ONES, "players": players}) for seat, players in expected]
+    seat, _, state, actions = calls(log, "take-turn")[0]
+    assert (seat, codec.state_to_json(state), actions) == (first_move[0], {"board": ONES, "players": first_move[1]}, ())
+    assert [(removal.id, removal.step) for removal in result.removals] == [(failing_seat, "setup")]
 
 
 def stuck_red_referee(log: list) -> FishReferee:
@@ -274,6 +346,39 @@ def test_an_expulsion_before_the_game_takes_effect_at_the_first_safe_point():
     assert result.removals == ((3, 0, "playing-with", "disconnected"),)
     assert not [entry for entry in log if entry[0] == 3]
     assert [seat for seat, *_ in calls(log, "setup")] == [1, 2] * 4  # the quota counts two players
+
+
+def test_a_player_expelled_during_placement_fails_its_next_placement_unasked_as_the_reference_would():
+    # The reference notices a closed connection when it calls it: brown, expelled after red's first placement,
+    # fails its turn in round 1 (the turn moves on twice: red places next, after white), and is never asked.
+    log: list = []
+    players = logged([None, None, None], log)
+    referee = FishReferee(players, BIG)
+
+    def watch(event, ref):
+        if event == "placed" and ref.checkpoints == 4:  # after red's first placement
+            ref.expel(players[2], "disconnected between questions (its last reply was to playing-with)")
+
+    referee.observer = watch
+    result = run_locally(referee.play())
+    assert [seat for seat, *_ in calls(log, "setup")] == [1, 2, 2, 1, 2, 1]
+    assert result.removals == ((3, 0, "setup", "disconnected between questions (its last reply was to playing-with)"),)
+
+
+def test_a_player_expelled_after_its_last_placement_leaves_when_placement_ends():
+    log: list = []
+    players = logged([None, None], log)
+    referee = FishReferee(players, BIG)
+
+    def watch(event, ref):
+        if event == "placed" and ref.checkpoints == 9:  # after red's last placement: white still places its last
+            ref.expel(players[1], "gone")
+
+    referee.observer = watch
+    result = run_locally(referee.play())
+    assert [seat for seat, *_ in calls(log, "setup")] == [1, 2] * 4
+    assert result.removals == ((2, 0, "setup", "gone"),)
+    assert {seat for seat, *_ in calls(log, "take-turn")} == {1}
 
 
 def test_an_expulsion_takes_effect_at_the_safe_point_after_the_count_and_a_replay_repeats_it():
