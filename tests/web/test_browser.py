@@ -17,6 +17,7 @@ from twisted.internet.defer import ensureDeferred, gatherResults
 from twisted.internet.threads import blockingCallFromThread, deferToThread
 from twisted.trial import unittest
 
+from evolution.store.operations import tournament_resumed
 from evolution.text import escape
 from tests.support.browser import chromium, missing
 from tests.support.hosting import until
@@ -262,6 +263,24 @@ class BrowserTests(unittest.TestCase):
                 self.assertEqual(overview.locator(".tournament-card").count(), 2)
                 self.assertGreater(overview.locator("text=Rating leaderboard").count(), 0)
                 self.assertEqual(overview.locator(".panel table.grid").last.locator("tbody tr").count(), 7)
+                page.check(self)
+
+        await deferToThread(browse)
+
+    async def test_a_resumed_tournament_says_where_it_was_interrupted_and_when_it_was_resumed(self) -> None:
+        host = new_web_host(self)
+        swiss = tournament_operations(1, "swiss", [f"player {i}" for i in range(1, 8)], 1)
+        *played, over = swiss
+        apply(host.options["db"], played + [tournament_resumed(1, 2, "2026-11-27T10:00:00.000+00:00"), over])
+
+        def browse() -> None:
+            with chromium() as browser:
+                page = Page(browser, viewport={"width": 1280, "height": 900})
+                tournament = page.open(host.url("/tournaments/1"))
+                tournament.wait_for_selector("table.rounds")
+                said = tournament.locator("p.resumed").inner_text()
+                self.assertRegex(said, r"^Interrupted in round 2; resumed .*\(twistd evolution --resume\)\.$")
+                self.assertIn("finished", text(tournament, ".page-head"))
                 page.check(self)
 
         await deferToThread(browse)

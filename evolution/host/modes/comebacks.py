@@ -22,7 +22,7 @@ from evolution.host.modes.returns import Returns
 from evolution.host.runner.game_runner import GameOutcome, GameRunner, now
 from evolution.net.host_connection import CLOSED
 from evolution.store.operations import tournament_resumed
-from evolution.store.records import GameRecord, TournamentRecord
+from evolution.store.records import GameRecord, Resumption, TournamentRecord
 from evolution.text import escape, plural, quoted
 from evolution.tournament.manager import TournamentManager
 from evolution.tournament.standings import Entrant, GameReport, Seat
@@ -45,6 +45,7 @@ class Comebacks:
     status: str
     games_done: int
     round_games: list[int]
+    resumptions: tuple[Resumption, ...] = ()
 
     def resume(self) -> Deferred[TournamentRecord]:
         """Go on with the tournament the store holds interrupted; fires with its stored form once it is over.
@@ -55,7 +56,9 @@ class Comebacks:
         """
         stored = self.stored
         assert stored is not None
-        self.writer.write(tournament_resumed(self.id, stored.round, now()))
+        resumed_at = now()
+        self.resumptions = stored.record.resumptions + (Resumption(stored.round, resumed_at),)
+        self.writer.write(tournament_resumed(self.id, stored.round, resumed_at))
         for entrant in self.entrants:
             round, reason = stored.outside.get(entrant.number, (None, None))
             if round == 0:  # failed the greeting

@@ -342,7 +342,7 @@ class TournamentRun(Comebacks):
             rounds.append(RoundRecord(self.manager.round, self.round_started, "", "under way", tuple(self.round_games)))
         return TournamentRecord(
             self.id, self.settings.format, self.status, self.started_at, None, self.settings.recorded(),
-            tuple(self.entrant_records()), tuple(rounds), self.runner.game.name,
+            tuple(self.entrant_records()), tuple(rounds), self.runner.game.name, self.resumptions,
         )
 
 
