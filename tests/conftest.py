@@ -18,3 +18,10 @@ def trial_tests_kept_to_themselves(request: pytest.FixtureRequest, tmp_path: Pat
         monkeypatch.chdir(tmp_path)
         bound_by_its_timeout(request.instance)
     yield
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """The session's PostgreSQL cluster, if a test started one, stops by its process id (tests/support/postgres.py)."""
+    from tests.support.postgres import stop_session_cluster
+
+    stop_session_cluster()

@@ -29,7 +29,8 @@ from tests.test_game_seam import imports_of
 
 PACKAGE = REPO / "evolution"
 OURS = ("evolution.tournament", "evolution.jsonwire", "evolution.store", "evolution.net", "evolution.replays",
-        "evolution.host", "evolution.web", "evolution.cli", "evolution.games", "evolution.testing")
+        "evolution.host", "evolution.web", "evolution.cli", "evolution.games", "evolution.testing",
+        "evolution.stock_servers")
 NEVER = {  # room: the rooms (module prefixes) it must not import
     "evolution.processes": OURS,
     "evolution.tournament": ("twisted", "evolution.jsonwire", "evolution.net", "evolution.store", "evolution.replays",

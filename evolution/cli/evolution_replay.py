@@ -23,6 +23,7 @@ from evolution.replays.transcripts import NoSuchSeat, transcript, transcript_lin
 from evolution.store.database import StoreError
 from evolution.store.records import GameRecord
 from evolution.store.results_store import ResultsStore, reading
+from evolution.store.postgres import shown
 from evolution.text import plural
 
 
@@ -32,7 +33,8 @@ def parser() -> ArgumentParser:
         description="Re-run a stored game from its message log and check that it gives the stored result.",
     )
     p.add_argument("game", type=int, metavar="GAME_ID", help="the game's id, as evolution-results shows it")
-    p.add_argument("--db", default="evolution.sqlite", help="the SQLite results database (default evolution.sqlite)")
+    p.add_argument("--db", default="evolution.sqlite",
+                   help="the results database: an SQLite file (default evolution.sqlite), or postgresql://USER@HOST/NAME")
     p.add_argument("--all-differences", action="store_true", help="list every difference, not only the first")
     p.add_argument("--transcript", action="store_true",
                    help="print what each seat received and sent, with times (ms since the game began), instead of"
@@ -50,7 +52,7 @@ def stored_game(store: ResultsStore, game_id: int, finished: bool = False) -> tu
     """The game and its message log; ``Unavailable`` if there is none (or, with ``finished``, it was aborted)."""
     game = store.game(game_id)
     if game is None:
-        raise Unavailable(f"no game #{game_id} in {store.path or 'the results database'}")
+        raise Unavailable(f"no game #{game_id} in {shown(store.db) if store.db else 'the results database'}")
     if finished and not game.finished:
         raise Unavailable(f"game #{game_id} was {game.outcome}: only finished games can be replayed")
     log = store.game_log(game_id)

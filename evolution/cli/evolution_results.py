@@ -181,7 +181,7 @@ def format_ladder(rows: list[tuple[int, Standing]], game: str) -> str:
 def parser() -> ArgumentParser:
     p = ArgumentParser(prog="evolution-results",
                        description="List the games, tournaments or ladder of a results store.")
-    p.add_argument("--db", default="evolution.sqlite", help="the SQLite results database (default evolution.sqlite)")
+    p.add_argument("--db", default="evolution.sqlite", help="the results database: an SQLite file (default evolution.sqlite), or postgresql://USER@HOST:PORT/NAME")
     p.add_argument("--json", action="store_true", help="print JSON instead of tables")
     what = p.add_mutually_exclusive_group()
     what.add_argument("--tournaments", action="store_true", help="list the tournaments instead of the games")

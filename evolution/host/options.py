@@ -16,7 +16,9 @@ remove every player.
 
 from __future__ import annotations
 
+import importlib.util
 import os
+import socket
 import sys
 from dataclasses import fields
 from pathlib import Path
@@ -96,6 +98,14 @@ def from_options(kind: type[T], options: Mapping[str, Any], renamed: Mapping[str
 
 class StartupError(Exception):
     """The options are right, but the host cannot start with them here (one sentence)."""
+
+
+def default_host_name(port: str) -> str:
+    """The machine's name and the port of ``--port``'s endpoint (``lab3:45678``): unique among the hosts of a
+    machine."""
+    kind, _, rest = port.partition(":")
+    number = rest.split(":", 1)[0] if kind in ("tcp", "ssl", "tcp6") else ""
+    return f"{socket.gethostname()}:{number}" if number.isdigit() else socket.gethostname()
 
 
 def fail(message: str, status: int) -> NoReturn:
@@ -209,7 +219,12 @@ class Options(usage.Options):
         _whole("games", "stop after this many games are over; by default, run until stopped"),
         _whole("seed", "seed of the first game's deal (a shuffle, a board), game k uses SEED+k-1; by default random,"
                " recorded"),
-        ["db", None, "evolution.sqlite", "the SQLite results database (created if missing)"],
+        ["db", None, "evolution.sqlite", "the results database: an SQLite file (created if missing), or a PostgreSQL "
+         "database, postgresql://USER@HOST:PORT/NAME, which several hosts may share (docs/deploy.md)"],
+        ["host-name", None, None, "this host's name, stored with each game and tournament it plays (default: the "
+         "machine's name and --port's port, such as lab3:45678)"],
+        ["journal", None, None, "the journal, where finished games wait while the database cannot take them "
+         "(default: <db>.pending beside an SQLite --db; evolution-<host-name>.pending here for a PostgreSQL one)"],
         _whole("max-message", "largest message a signed-up client may send, in bytes"),
         _whole("max-depth", "deepest nesting a client's message may have"),
         _whole("journal-reserve", "MiB of disk reserved at start for the journal <db>.pending, so that a full disk "
@@ -247,6 +262,9 @@ class Options(usage.Options):
         for name in GAME_NAMES for option in game(name).options if not option.flag
     ]
     optFlags = [
+        ["proxy-protocol", None, "--port is behind HAProxy (send-proxy or send-proxy-v2): each connection begins "
+         "with a PROXY header, whose address is the bot's (logged, limited per address, a seed004 name); a "
+         "connection without one is refused with a line"],
         ["ladder", None, "run a ladder until stopped: bots come and go at any time and play game after game on one "
          "connection; games form from the bots waiting, by rating; ratings kept in --db (evolution-results --ladder)"],
         ["send-scores", None, "send every player still in a game the dialect's scores when it ends "
@@ -302,6 +320,12 @@ class Options(usage.Options):
             self["signup-timeout"] = chosen.dialect(self["dialect"]).signup.timeout or SIGNUP_TIMEOUT
         if not self["db"].strip():
             raise usage.UsageError("--db takes the path of a file, such as results.sqlite, not an empty name")
+        if self["db"].startswith(("postgresql://", "postgres://")) and importlib.util.find_spec("psycopg") is None:
+            raise StartupError("--db postgresql://... needs psycopg: pip install 'evolution-host[postgresql]'")
+        if self["host-name"] is None:
+            self["host-name"] = default_host_name(self["port"])
+        elif not self["host-name"].strip() or len(self["host-name"]) > 200:
+            raise usage.UsageError("--host-name takes a name of 1 to 200 characters")
         self["setup"] = self._game_setup(chosen)
         self._check_tournament()
         self._check_port("port", self["port"])

@@ -32,6 +32,7 @@ from evolution.host.options import STARTUP_STATUS, Options, StartupError, Twistd
 from evolution.host.runner.memory import GC_YOUNG, settle_memory
 from evolution.host.wiring import LobbyService, StoreService, allow_open_files, build_host, open_store, to_resume
 from evolution.net.endpoints import ListeningService, server_endpoint
+from evolution.net.proxy_header import ProxiedFactory
 
 __all__ = ["GC_YOUNG", "Options", "TwistdOptions", "makeService", "settle_memory"]
 
@@ -79,7 +80,8 @@ def makeService(options: Options, reactor: Any = None) -> service.MultiService:
     if reactor is None:
         from twisted.internet import reactor
     try:
-        writer = open_store(options["db"], reactor, options["journal-reserve"])
+        writer = open_store(options["db"], reactor, options["journal-reserve"], options["host-name"],
+                            options["journal"])
         resume = to_resume(options)
     except StartupError as error:
         fail(str(error), STARTUP_STATUS)
@@ -100,7 +102,8 @@ def makeService(options: Options, reactor: Any = None) -> service.MultiService:
         _web(options, reactor, host, echo).setServiceParent(top)
     reactor.callWhenRunning(settle_memory)
     endpoint = server_endpoint(reactor, options["port"])
-    ListeningService(endpoint, host.factory, options["port"], echo).setServiceParent(top)
+    factory = ProxiedFactory(host.factory, reactor) if options["proxy-protocol"] else host.factory
+    ListeningService(endpoint, factory, options["port"], echo).setServiceParent(top)
     return top
 
 

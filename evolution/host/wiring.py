@@ -165,13 +165,19 @@ def to_resume(options: Options) -> StoredTournament | None:
     return stored
 
 
-def open_store(path: str, reactor: Any, reserve_mib: int = RESERVE_MIB) -> StoreWriter:
-    """The store writer on ``path``, its journal applied; tournaments a killed host left running marked."""
-    writer = StoreWriter(path, reactor, reserve=reserve_mib * 2**20)
+def open_store(
+    path: str, reactor: Any, reserve_mib: int = RESERVE_MIB, host: str | None = None, journal: str | None = None,
+) -> StoreWriter:
+    """The store writer on ``path``, its journal applied; the tournaments a killed host (``host``) left running
+    marked, the games it was playing stored as aborted."""
+    writer = StoreWriter(path, reactor, reserve=reserve_mib * 2**20, host=host, journal=journal)
     try:
         writer.open()
     except StoreError as error:
         raise StartupError(str(error)) from None
+    if writer.aborted:
+        log.warn("{games} this host was playing when it stopped (killed?) stored as aborted: {ids}",
+                 games=plural(len(writer.aborted), "game"), ids=", ".join(f"#{id}" for id in writer.aborted))
     for tournament in writer.interrupted:
         log.warn("tournament {id} was left running by a host that stopped; marked interrupted (twistd evolution "
                  "--resume {id} goes on with it)", id=tournament)

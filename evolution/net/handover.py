@@ -2,10 +2,10 @@
 """Moving a live TCP connection to another process: the socket itself, not a proxy of it.
 
 Offers ``Handover`` (a connection on its way: its descriptor, its socket
-family, the bytes it had read and not handed on, ``unread``, and written and
+family, its client's address as shown, ``peer``, the bytes it had read and not handed on, ``unread``, and written and
 not sent, ``unsent``; ``to_json()``, ``from_json(data, fd)``),
-``can_hand_over(protocol)`` (plain TCP only: a TLS connection's state cannot
-move), ``take(protocol)`` (the connection taken from this reactor, left open)
+``can_hand_over(protocol)`` (plain TCP only, behind a balancer or not: a
+TLS connection's state cannot move), ``take(protocol)`` (the connection taken from this reactor, left open)
 and ``adopt(reactor, handover, protocol)`` (the connection given to this
 reactor, with the protocol it was made with: ``evolution.processes.
 descriptor_socket.GivenProtocol``).
@@ -24,6 +24,7 @@ from typing import Any
 
 from twisted.internet.tcp import Connection
 
+from evolution.net.proxy_header import forget, real_transport
 from evolution.processes.descriptor_socket import GivenProtocol
 
 
@@ -34,6 +35,7 @@ class Handover:
     fd: int
     family: int
     unsent: bytes
+    peer: str = ""  # the client's address as the host shows it (behind a balancer, the one its header named)
     protocol: Any = None  # the protocol it was taken from, until ``unread`` is asked for
     _unread: bytes | None = None
 
@@ -46,11 +48,11 @@ class Handover:
         return self._unread
 
     def to_json(self) -> dict[str, Any]:
-        return {"family": self.family, "unread": _text(self.unread), "unsent": _text(self.unsent)}
+        return {"family": self.family, "unread": _text(self.unread), "unsent": _text(self.unsent), "peer": self.peer}
 
     @classmethod
     def from_json(cls, data: dict[str, Any], fd: int) -> Handover:
-        return cls(fd, data["family"], _bytes(data["unsent"]), _unread=_bytes(data["unread"]))
+        return cls(fd, data["family"], _bytes(data["unsent"]), data.get("peer", ""), _unread=_bytes(data["unread"]))
 
 
 def _text(data: bytes) -> str:
@@ -63,7 +65,7 @@ def _bytes(text: str) -> bytes:
 
 def can_hand_over(protocol: Any) -> bool:
     """True if the connection is plain TCP and open (a TLS connection's state cannot move)."""
-    transport = getattr(protocol, "transport", None)
+    transport = real_transport(getattr(protocol, "transport", None))
     return (
         isinstance(transport, Connection)
         and not transport.TLS
@@ -84,7 +86,8 @@ def take(protocol: Any) -> Handover:
 
     How: docs/architecture.md, "The host and its workers".
     """
-    transport = protocol.transport
+    wrapper = protocol.transport
+    transport = real_transport(wrapper)
     transport.reactor.removeReader(transport)
     transport.reactor.removeWriter(transport)
     unsent = _unsent(transport)
@@ -93,8 +96,10 @@ def take(protocol: Any) -> Handover:
     fd = handle.detach()  # the socket object is closed, its descriptor kept open: no shutdown, no copy
     transport.connected = False
     transport.dataBuffer, transport._tempDataBuffer, transport._tempDataLen = b"", [], 0
+    peer = getattr(protocol, "peer", "")
     protocol.detach()
-    return Handover(fd, family, unsent, protocol)
+    forget(wrapper)
+    return Handover(fd, family, unsent, peer, protocol)
 
 
 def adopt(reactor: Any, handover: Handover, protocol: Any) -> Any:

@@ -49,6 +49,7 @@ class HostProtocol(JSONStreamProtocol):
         self.name = ""
         self.proxy: Any = None  # the game's proxy player (a RemoteSeat) while playing
         self.address: str | None = None  # the peer's IP address, as its factory counts it
+        self.shown_peer = ""  # the peer as first seen (behind a balancer the bot's, not the balancer's)
         self._on_waiting_failure: Callable[[str], None] | None = None
         self._deadline: IDelayedCall | None = None
         self._got_bytes = False
@@ -56,14 +57,18 @@ class HostProtocol(JSONStreamProtocol):
         self._close_on_return = False
 
     @classmethod
-    def arriving(cls, name: str, factory: Any) -> HostProtocol:
+    def arriving(cls, name: str, factory: Any, peer: str = "") -> HostProtocol:
         """A signed-up connection about to be adopted from another process (``evolution.net.handover``)."""
         connection = cls()
         connection.factory, connection.name, connection.state = factory, name, AWAY
+        connection.shown_peer = peer
         return connection
 
     @property
     def peer(self) -> str:
+        """The client's ``host:port`` (behind a balancer, as its PROXY header named it)."""
+        if self.shown_peer:
+            return self.shown_peer
         return show_address(self.transport.getPeer() if self.transport is not None else None)
 
     def connectionMade(self) -> None:
@@ -80,6 +85,7 @@ class HostProtocol(JSONStreamProtocol):
             return
         peer = self.transport.getPeer() if self.transport is not None else None
         self.address = getattr(peer, "host", None)
+        self.shown_peer = show_address(peer) if peer is not None else ""
         self.factory.opened(self)
         rules = config.signup
         if rules.silent:

@@ -30,7 +30,7 @@ from twisted.logger import Logger
 from evolution.games import SignupRules
 from evolution.jsonwire.framing import DEFAULT_MAX_DEPTH, encode_message
 from evolution.net.host_connection import CLOSED, HostProtocol, show_address
-from evolution.text import escape, quoted
+from evolution.text import escape, plural, quoted
 
 log = Logger()
 
@@ -133,8 +133,8 @@ class SignupFactory(ServerFactory):
             self._capped[address] = (logged, refused + 1)
             return
         log.warn(
-            "{address} holds {cap} connections, as many as one address may (--max-per-address): its next ones are "
-            "answered 'game full'{since}", address=address, cap=cap,
+            "{address} holds {cap}, as many as one address may (--max-per-address): its next ones are "
+            "answered 'game full'{since}", address=address, cap=plural(cap, "connection"),
             since=f" ({refused} refused since the last line)" if refused else "",
         )
         self._capped[address] = (now, 0)

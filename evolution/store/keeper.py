@@ -8,7 +8,9 @@ starts), and ``describe(operation)`` (``game #7``, ``round 2 of tournament
 
 - ``start()`` takes up what the journal holds and applies what the database takes;
 - ``write(operation)`` -> True once the database holds it, False once it is
-  kept for later (in the journal, or in memory);
+  kept for later (in the journal, or in memory); ``write_all(operations)``,
+  the same for each of several, in one transaction where the database takes
+  them all (the store process commits in groups);
 - ``retry()`` applies the waiting writes again; ``finish()`` once more,
   then reports what waits where; ``waiting``, the writes not taken yet;
 - ``report(level, text)`` hears every line worth logging ("info", "warn",
@@ -24,11 +26,20 @@ import sqlite3
 from pathlib import Path
 from typing import Callable
 
+from evolution.store import postgres
 from evolution.store.journal import Journal, Operation, operation_text
 from evolution.store.database import StoreError
 from evolution.store.results_store import ResultsStore
 
 Report = Callable[[str, str], None]
+
+
+class Unavailable(Exception):
+    """The database cannot take writes now (down, locked, full): they wait in the journal."""
+
+
+def _unavailable() -> tuple[type[Exception], ...]:
+    return (sqlite3.OperationalError, Unavailable, *postgres.unavailable())
 
 
 def describe(operation: Operation) -> str:
@@ -39,6 +50,10 @@ def describe(operation: Operation) -> str:
         return f"the start of tournament #{operation['tournament']['id']}"
     if kind == "round-over":
         return f"round {operation['round']['round']} of tournament #{operation['tournament']}"
+    if kind == "game-begun":
+        return f"the start of game #{operation['id']}"
+    if kind == "tournament-resumed":
+        return f"the resumption of tournament #{operation['tournament']}"
     return f"the end of tournament #{operation['tournament']}"
 
 
@@ -81,12 +96,24 @@ class Keeper:
         try:
             self._apply(operation)
             return True
-        except sqlite3.OperationalError as error:
+        except _unavailable() as error:
+            self._lost_connection()
             self._keep(operation)
-            self._refused(operation, str(error))
+            self._refused(operation, " ".join(str(error).split()))
         except Exception as error:  # the database will never take it: do not let it block the rest
             self._reject(operation, error)
         return False
+
+    def write_all(self, operations: list[Operation]) -> list[bool]:
+        """``write`` each, in order: in one transaction where the database takes them all (one commit, however
+        many), else one at a time (so that one it rejects holds back none of the others)."""
+        if len(operations) > 1 and not (self.waiting or self.journal.count):
+            try:
+                self._apply_all(operations)
+                return [True] * len(operations)
+            except Exception:  # unavailable (each waits, below), or one it rejects (found below)
+                self._lost_connection()
+        return [self.write(operation) for operation in operations]
 
     def retry(self) -> None:
         """Apply the waiting writes again, in order, as far as the database takes them."""
@@ -104,7 +131,8 @@ class Keeper:
             operation = self.waiting[0]
             try:
                 self._apply(operation)
-            except sqlite3.OperationalError:
+            except _unavailable():
+                self._lost_connection()
                 break
             except Exception as error:
                 self._reject(operation, error)
@@ -118,12 +146,24 @@ class Keeper:
         return rejected
 
     def _apply(self, operation: Operation) -> None:
+        self._apply_all([operation])
+
+    def _apply_all(self, operations: list[Operation]) -> None:
         if self.store is None:
             try:
                 self.store = self.open_store()
-            except StoreError as error:  # a full disk, a missing file: it may pass
-                raise sqlite3.OperationalError(str(error)) from None
-        self.store.apply(operation)
+            except StoreError as error:  # a full disk, a missing file, a database down: it may pass
+                raise Unavailable(str(error)) from None
+        self.store.apply_all(operations)
+
+    def _lost_connection(self) -> None:
+        """A database that failed may have dropped the connection (PostgreSQL's): the next write opens another."""
+        if self.store is not None and self.store.shared:
+            try:
+                self.store.close()
+            except Exception:
+                pass
+            self.store = None
 
     def close(self) -> None:
         if self.store is not None:

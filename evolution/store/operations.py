@@ -1,7 +1,7 @@
 # -*- test-case-name: tests.store.test_results_store, tests.store.test_writer -*-
 """What a write to the results store is, as data: an operation each, which may wait in the journal.
 
-Offers ``game_operation``, ``tournament_begun``, ``round_over``,
+Offers ``game_operation``, ``game_begun``, ``tournament_begun``, ``round_over``,
 ``tournament_resumed`` and ``tournament_over`` (each a plain dict, JSON but for a game's log, which is
 compressed already: bytes) and ``Operation``, their type;
 ``compressed_log(text)`` / ``log_text(blob)``, a message log as the store
@@ -52,6 +52,17 @@ def log_blob(log: list | str | bytes | None) -> bytes | None:
     if log is None or isinstance(log, bytes):
         return log
     return compressed_log(log if isinstance(log, str) else json.dumps(log, separators=(",", ":")))
+
+
+def game_begun(
+    game_id: int, host: str, started_at: str, game: str, names: list[str], deck: str, seed: int | None,
+    settings: dict[str, Any], tournament: tuple[int, int] | None, ladder: bool,
+) -> Operation:
+    """A game begins on ``host``: noted as running until it is stored (a host killed mid-game stores it as
+    aborted at its next start: ``ResultsStore.abort_running``)."""
+    return {"op": "game-begun", "id": game_id, "host": host, "started_at": started_at, "game": game, "names": names,
+            "deck": deck, "seed": seed, "settings": settings, "tournament": tournament[0] if tournament else None,
+            "round": tournament[1] if tournament else None, "ladder": ladder}
 
 
 def tournament_begun(tournament: TournamentRecord) -> Operation:

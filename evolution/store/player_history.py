@@ -117,7 +117,7 @@ def ladder_standing(store: ResultsStore, name: str, game: str) -> tuple[int, Sta
     standing = Standing(*row)
     [above] = execute(
         f"SELECT COUNT(*) FROM ladder WHERE game = ? AND ({LADDER_TIER} < ? OR ({LADDER_TIER} = ?"
-        " AND ROUND(rating_mu - 3 * rating_sigma, 3) > ?))",
+        " AND ROUND(CAST(rating_mu - 3 * rating_sigma AS NUMERIC), 3) > ?))",
         (game, ESTABLISHED, standing.tier, ESTABLISHED, standing.tier, round(standing.ordinal, 3)),
     ).fetchone()
     return above + 1, standing

@@ -26,6 +26,7 @@ from twisted.internet.defer import Deferred, fail, succeed
 from twisted.logger import Logger
 
 from evolution.processes.child import ChildProcess
+from evolution.store.postgres import shown
 
 log = Logger()
 MAX_WAITING = 32
@@ -46,7 +47,7 @@ class StoreReader:
         self, path: str | Path, reactor: Any, program: str, max_waiting: int = MAX_WAITING,
         read_limit: float = READ_LIMIT,
     ) -> None:
-        self.path = Path(path)
+        self.path = str(path)  # a file, or a PostgreSQL URL
         self.reactor = reactor
         self.program = program
         self.max_waiting = max_waiting
@@ -130,7 +131,7 @@ class StoreReader:
             log.error(
                 "the results store has not answered a read within {limit:g} s (is the disk of {db} hung?);"
                 " pages that need it answer 503 until it does",
-                limit=self.read_limit, db=self.path,
+                limit=self.read_limit, db=shown(self.path),
             )
         done, _limit = self._calls.pop(number)
         done.errback(self._unanswered())

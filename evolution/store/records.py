@@ -119,6 +119,7 @@ class GameRecord:
     settings: dict[str, Any] = field(default_factory=dict, compare=False)
     game: str = DEFAULT_GAME
     ladder: bool = False
+    host: str | None = None  # the host that played it (``--host-name``)
 
     @property
     def finished(self) -> bool:
@@ -211,6 +212,7 @@ class TournamentRecord:
     rounds: tuple[RoundRecord, ...] = ()
     game: str = DEFAULT_GAME
     resumptions: tuple[Resumption, ...] = ()
+    host: str | None = None  # the host that runs it (``--host-name``)
 
     @property
     def winners(self) -> list[EntrantRecord]:
@@ -266,6 +268,7 @@ class TournamentRecord:
             "standings": [self.standing_row(entrant) for entrant in self.standings()],
             "settings": self.settings,
             "resumed": [{"round": r.round, "at": r.resumed_at} for r in self.resumptions],
+            "host": self.host,
         }
 
 

@@ -1,23 +1,28 @@
-"""The results store: games and tournaments in one SQLite database, one API for both.
+"""The results store: games and tournaments in one database (an SQLite file, or PostgreSQL), one API for both.
 
 Offers ``ResultsStore``:
 
-- ``open(path)`` (``evolution.store.database.connect``: refuses what is not
-  ours, creates or upgrades the rest);
-- writes, each one transaction that may be applied twice without harm (the
-  journal, ``evolution.store.journal``, replays them after a failure):
-  ``apply(operation)`` for an operation made by ``game_operation``,
-  ``tournament_begun``, ``round_over`` or ``tournament_over`` (plain data,
+- ``open(db)`` (``evolution.store.database.open_database``: refuses what is
+  not ours, creates or upgrades the rest);
+- writes, each of which may be applied twice without harm (the journal,
+  ``evolution.store.journal``, replays them after a failure):
+  ``apply(operation)`` (one transaction) and ``apply_all(operations)`` (one
+  transaction for them all: the store process commits in groups) for an
+  operation made by ``game_begun``, ``game_operation``, ``tournament_begun``,
+  ``round_over``, ``tournament_resumed`` or ``tournament_over`` (plain data,
   JSON but for a game's log compressed already, bytes: each can wait in a
   journal file), and ``record(game, log)``, which gives the game the next
-  free id;
+  free id. A finished ladder game moves its bots' ratings in its own
+  transaction, their rows locked in name order (several hosts may write one
+  ladder: ``_rated``);
 - reads: ``games()``, ``recent_games(limit, before)``, ``games_by_id(ids)``,
   ``game(id)``, ``game_log(id)``, ``ladder(game)`` (a
   game's ladder, each bot's ``Standing`` by name: a ladder game's seats
   update it in the game's own transaction), ``tournaments()``,
   ``tournament(id)`` (each entrant with the round, place and score of its last
-  game that counted, from the games); ``mark_interrupted()`` turns the tournaments a killed
-  host left running into "interrupted";
+  game that counted, from the games); ``mark_interrupted(host)`` turns the tournaments a killed
+  host left running into "interrupted", ``abort_running(host)`` stores the games it was playing
+  as aborted;
 - ``next_ids()``: the first free game and tournament ids (the host numbers
   its games itself, so a game keeps its id while it waits in the journal);
 
@@ -32,13 +37,14 @@ The host never calls the write methods itself: they run in its store process
 from __future__ import annotations
 
 import json
-import sqlite3
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, TypeVar
 
 from evolution.games import DEFAULT_GAME
-from evolution.store.database import StoreError, connect, stored
+from evolution.store.database import StoreError, open_database, stored
 from evolution.store.operations import Operation, game_operation, log_blob, log_text
+from evolution.store.postgres import is_url
 from evolution.store.records import (
     EntrantRecord,
     GameRecord,
@@ -47,23 +53,30 @@ from evolution.store.records import (
     SeatRecord,
     TournamentRecord,
 )
-from evolution.tournament.ladder_standings import Standing, ranked
+from evolution.tournament.ladder_standings import LadderSeat, Standing, Standings, ranked
 from evolution.tournament.ratings import ESTABLISHED
 from evolution.tournament.scoring import places
 
 LOG_FORMAT = 1
+_NEW_RATING = (Standings().standing("").rating_mu, Standings().standing("").rating_sigma)  # a bot new to a ladder
 LADDER_TIER = "CASE WHEN games - removals >= ? THEN 0 WHEN games > removals THEN 1 ELSE 2 END"  # ratings.tier
 T = TypeVar("T")
 
 
 class ResultsStore:
-    def __init__(self, connection: sqlite3.Connection, path: Path | None = None) -> None:
-        self.connection = connection
-        self.path = path
+    def __init__(self, connection: Any, db: str | Path | None = None) -> None:
+        self.connection = connection  # a sqlite3.Connection, or a postgres.PgConnection that speaks as one
+        self.db = db
+        self.for_update = getattr(connection, "for_update", "")  # SQLite's one writer locks the whole file
 
     @classmethod
-    def open(cls, path: str | Path) -> ResultsStore:
-        return cls(connect(path), Path(path))
+    def open(cls, db: str | Path) -> ResultsStore:
+        return cls(open_database(db), db)
+
+    @property
+    def shared(self) -> bool:
+        """Several hosts may write this store (PostgreSQL): each minds its own running games and tournaments."""
+        return self.for_update != ""
 
     def close(self) -> None:
         self.connection.close()
@@ -78,34 +91,49 @@ class ResultsStore:
 
     def apply(self, operation: Operation) -> None:
         """Carry out one operation in one transaction (a second time changes nothing)."""
-        kind = operation["op"]
+        self.apply_all([operation])
+
+    def apply_all(self, operations: list[Operation]) -> None:
+        """Carry out operations in order, in one transaction: all of them, or none."""
         with self.connection:
-            if kind == "game":
-                game = GameRecord.from_json(operation["game"])
-                self._store_game(game, operation.get("log"), operation.get("entrants"))
-            elif kind == "tournament-begun":
-                self._begin_tournament(operation["tournament"])
-            elif kind == "round-over":
-                self._store_round(operation["tournament"], operation["round"], operation["entrants"])
-            elif kind == "tournament-over":
-                self._end_tournament(operation)
-            elif kind == "tournament-resumed":
-                self._resume_tournament(operation)
-            else:
-                raise ValueError(f"unknown store operation {kind!r}")
+            for operation in operations:
+                self._carry_out(operation)
+
+    def _carry_out(self, operation: Operation) -> None:
+        kind = operation["op"]
+        if kind == "game":
+            game = GameRecord.from_json(operation["game"])
+            self._store_game(game, operation.get("log"), operation.get("entrants"))
+        elif kind == "game-begun":
+            self._begin_game(operation)
+        elif kind == "tournament-begun":
+            self._begin_tournament(operation["tournament"])
+        elif kind == "round-over":
+            self._store_round(operation["tournament"], operation["round"], operation["entrants"])
+        elif kind == "tournament-over":
+            self._end_tournament(operation)
+        elif kind == "tournament-resumed":
+            self._resume_tournament(operation)
+        else:
+            raise ValueError(f"unknown store operation {kind!r}")
 
     def _store_game(self, game: GameRecord, log: list | str | bytes | None, entrants: list[dict] | None) -> None:
         execute = self.connection.execute
         inserted = execute(
             "INSERT INTO games (id, started_at, ended_at, deck, seed, turns, outcome, tournament_id, round, settings,"
-            " game, ladder) VALUES (?, ?, ?, ?, ?, ?, CAST(? AS TEXT), ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING",
+            " game, ladder, host) VALUES (?, ?, ?, ?, ?, ?, CAST(? AS TEXT), ?, ?, ?, ?, ?, CAST(? AS TEXT))"
+            " ON CONFLICT (id) DO NOTHING",
             (
                 game.id, game.started_at, game.ended_at, game.deck, game.seed, game.turns, stored(game.outcome),
                 game.tournament_id, game.round, json.dumps(game.settings), game.game, int(game.ladder),
+                stored(game.host),
             ),
         ).rowcount
+        execute("DELETE FROM running_games WHERE id = ?", (game.id,))
         if not inserted:  # stored already (a journal applied twice): nothing more to do
             return
+        if game.ladder and game.finished:
+            game = self._rated(game)
         self.connection.executemany(
             "INSERT INTO players (game_id, seat, name, score, rank, removed_turn, removed_step, removed_reason,"
             " entrant, points, rating_mu, rating_sigma)"
@@ -123,34 +151,80 @@ class ResultsStore:
             execute("INSERT INTO game_logs (game_id, format, log) VALUES (?, ?, ?)", (game.id, LOG_FORMAT, blob))
         if entrants and game.tournament_id is not None:
             self._update_entrants(game.tournament_id, entrants)
-        if game.ladder:
-            self._count_in_ladder(game)
 
-    def _count_in_ladder(self, game: GameRecord) -> None:
-        """A ladder game's rated seats (a finished game's) become their bots' standings: rating, and one more game."""
-        rated = [seat for seat in game.players if seat.rating_mu is not None and seat.rating_sigma is not None]
-        placed = places({seat.seat: seat.score for seat in rated if seat.score is not None})
+    def _rated(self, game: GameRecord) -> GameRecord:
+        """A finished ladder game moves its bots' ratings and counts in the store, each seat noted with its bot's
+        rating after it: the rows of its bots locked in name order (another host may be rating one of them now),
+        made first for a bot new to the ladder. Ratings move in the order the store takes the games; a game that
+        waited in a host's journal moves them when it is taken, never undoing a later one.
+        """
+        names = sorted({seat.name for seat in game.players})
+        execute = self.connection.execute
+        for name in names:
+            execute("INSERT INTO ladder (game, name, rating_mu, rating_sigma) VALUES (?, CAST(? AS TEXT), ?, ?)"
+                    " ON CONFLICT (game, name) DO NOTHING", (game.game, stored(name), *_NEW_RATING))
+        rows = {}
+        for name in names:  # one at a time, in name order: two hosts lock any two bots in the same order
+            row = execute(
+                "SELECT name, rating_mu, rating_sigma, games, wins, removals, last_game FROM ladder"
+                f" WHERE game = ? AND name = CAST(? AS TEXT){self.for_update}", (game.game, stored(name)),
+            ).fetchone()
+            rows[name] = row
+        standings = Standings(Standing(*row[:6]) for row in rows.values())
+        after = standings.game_over([LadderSeat(seat.name, None if seat.removed_reason is not None else seat.score)
+                                     for seat in game.players])
+        latest = self._latest({row[6] for row in rows.values() if row[6] is not None})
         self.connection.executemany(
-            "INSERT INTO ladder (game, name, rating_mu, rating_sigma, games, wins, removals, last_game)"
-            " VALUES (?, CAST(? AS TEXT), ?, ?, 1, ?, ?, ?) ON CONFLICT (game, name) DO UPDATE SET"
-            " rating_mu = excluded.rating_mu, rating_sigma = excluded.rating_sigma, games = games + 1,"
-            " wins = wins + excluded.wins, removals = removals + excluded.removals, last_game = excluded.last_game",
-            [
-                (game.game, stored(seat.name), seat.rating_mu, seat.rating_sigma, int(placed.get(seat.seat) == 1),
-                 int(seat.removed_reason is not None), game.id)
-                for seat in rated
-            ],
+            "UPDATE ladder SET rating_mu = ?, rating_sigma = ?, games = ?, wins = ?, removals = ?, last_game = ?"
+            " WHERE game = ? AND name = CAST(? AS TEXT)",
+            [(s.rating_mu, s.rating_sigma, s.games, s.wins, s.removals,
+              game.id if rows[s.name][6] is None or game.ended_at >= latest.get(rows[s.name][6], "") else
+              rows[s.name][6], game.game, stored(s.name)) for s in {s.name: s for s in after}.values()],
         )
+        return replace(game, players=tuple(replace(seat, rating_mu=s.rating_mu, rating_sigma=s.rating_sigma)
+                                           for seat, s in zip(game.players, after)))
+
+    def _latest(self, ids: set[int]) -> dict[int, str]:
+        """When each of these games ended."""
+        if not ids:
+            return {}
+        marks = ", ".join("?" * len(ids))
+        return dict(self.connection.execute(f"SELECT id, ended_at FROM games WHERE id IN ({marks})", tuple(ids)))
+
+    def _begin_game(self, operation: Operation) -> None:
+        """A game begins: noted as running on its host until it is stored (``abort_running``)."""
+        self.connection.execute(
+            "INSERT INTO running_games (id, host, started_at, game, tournament_id, round, ladder, deck, seed,"
+            " settings, names) VALUES (?, CAST(? AS TEXT), ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING",
+            (operation["id"], stored(operation["host"]), operation["started_at"], operation["game"],
+             operation["tournament"], operation["round"], int(operation["ladder"]), operation["deck"],
+             operation["seed"], json.dumps(operation["settings"]), json.dumps(operation["names"])),
+        )
+
+    def abort_running(self, host: str | None, why: str) -> list[int]:
+        """The games a host was playing when it stopped without storing them (it was killed): stored as aborted,
+        counted for no one; the ids. ``host`` None: every host's (SQLite's store has one host)."""
+        where, args = ("", ()) if host is None or not self.shared else (" WHERE host = CAST(? AS TEXT)", (stored(host),))
+        with self.connection:
+            rows = self.connection.execute(
+                "SELECT id, host, started_at, game, tournament_id, round, ladder, deck, seed, settings, names"
+                f" FROM running_games{where}", args,
+            ).fetchall()
+            for id, played_by, started, game, tournament, round, ladder, deck, seed, settings, names in rows:
+                seats = tuple(SeatRecord(seat, name) for seat, name in enumerate(json.loads(names), start=1))
+                self._store_game(GameRecord(started, started, deck, seed, 0, f"aborted: {why}", seats, id, tournament,
+                                            round, json.loads(settings), game, bool(ladder), played_by), None, None)
+        return [row[0] for row in rows]
 
     def _begin_tournament(self, data: dict[str, Any]) -> None:
         execute = self.connection.execute
         if execute("SELECT 1 FROM tournaments WHERE id = ?", (data["id"],)).fetchone():
             return
         execute(
-            "INSERT INTO tournaments (id, format, status, started_at, ended_at, settings, game)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO tournaments (id, format, status, started_at, ended_at, settings, game, host)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, CAST(? AS TEXT))",
             (data["id"], data["format"], data["status"], data["started_at"], data["ended_at"],
-             json.dumps(data["settings"]), data.get("game", DEFAULT_GAME)),
+             json.dumps(data["settings"]), data.get("game", DEFAULT_GAME), stored(data.get("host"))),
         )
         self.connection.executemany(
             "INSERT INTO entrants (tournament_id, entrant, name) VALUES (?, ?, CAST(? AS TEXT))",
@@ -159,8 +233,9 @@ class ResultsStore:
 
     def _store_round(self, tournament_id: int, round: dict[str, Any], entrants: list[dict[str, Any]]) -> None:
         self.connection.execute(
-            "INSERT OR REPLACE INTO rounds (tournament_id, round, started_at, ended_at, summary)"
-            " VALUES (?, ?, ?, ?, CAST(? AS TEXT))",
+            "INSERT INTO rounds (tournament_id, round, started_at, ended_at, summary)"
+            " VALUES (?, ?, ?, ?, CAST(? AS TEXT)) ON CONFLICT (tournament_id, round) DO UPDATE SET"
+            " started_at = excluded.started_at, ended_at = excluded.ended_at, summary = excluded.summary",
             (tournament_id, round["round"], round["started_at"], round["ended_at"], stored(round["summary"])),
         )
         self._update_entrants(tournament_id, entrants)
@@ -174,7 +249,7 @@ class ResultsStore:
 
     def _resume_tournament(self, operation: Operation) -> None:
         self.connection.execute(
-            "INSERT OR IGNORE INTO resumptions (tournament_id, round, resumed_at) VALUES (?, ?, ?)",
+            "INSERT INTO resumptions (tournament_id, round, resumed_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
             (operation["tournament"], operation["round"], operation["resumed_at"]),
         )
         self.connection.execute(
@@ -194,11 +269,17 @@ class ResultsStore:
             ],
         )
 
-    def mark_interrupted(self) -> list[int]:
-        """Tournaments left running by a host that was killed become "interrupted"; return their ids."""
+    def mark_interrupted(self, host: str | None = None) -> list[int]:
+        """Tournaments left running by a host that was killed become "interrupted"; return their ids.
+
+        In a store several hosts share, only ``host``'s (and those of no host, from before version 7)."""
+        where = " AND (host = CAST(? AS TEXT) OR host IS NULL)" if self.shared and host is not None else ""
+        args = (stored(host),) if where else ()
         with self.connection:
-            ids = [row[0] for row in self.connection.execute("SELECT id FROM tournaments WHERE status = 'running'")]
-            self.connection.execute("UPDATE tournaments SET status = 'interrupted' WHERE status = 'running'")
+            ids = [row[0] for row in self.connection.execute(
+                f"SELECT id FROM tournaments WHERE status = 'running'{where}", args)]
+            self.connection.execute(f"UPDATE tournaments SET status = 'interrupted' WHERE status = 'running'{where}",
+                                    args)
         return ids
 
     def next_ids(self) -> tuple[int, int]:
@@ -210,7 +291,7 @@ class ResultsStore:
     # -- reads -------------------------------------------------------------------
 
     _GAME_COLUMNS = (
-        "id, started_at, ended_at, deck, seed, turns, outcome, tournament_id, round, settings, game, ladder"
+        "id, started_at, ended_at, deck, seed, turns, outcome, tournament_id, round, settings, game, ladder, host"
     )
     _SEAT_COLUMNS = (
         "game_id, seat, name, score, rank, removed_turn, removed_step, removed_reason,"
@@ -224,12 +305,39 @@ class ResultsStore:
         return self._with_seats(rows)
 
     def recent_games(self, limit: int, before: int | None = None) -> list[GameRecord]:
-        """The newest ``limit`` stored games with ids below ``before`` (default: any), newest first."""
-        rows = self.connection.execute(
-            f"SELECT {self._GAME_COLUMNS} FROM games WHERE id < ? ORDER BY id DESC LIMIT ?",
-            (before if before is not None else 2**62, limit),
-        ).fetchall()
+        """The ``limit`` games that ended last, before game ``before`` ended (default: any), newest first: of
+        every host, whatever block its ids come from."""
+        if before is None:
+            rows = self.connection.execute(
+                f"SELECT {self._GAME_COLUMNS} FROM games ORDER BY ended_at DESC, id DESC LIMIT ?", (limit,)
+            ).fetchall()
+        else:
+            rows = self.connection.execute(
+                f"SELECT {self._GAME_COLUMNS} FROM games WHERE ended_at < (SELECT ended_at FROM games WHERE id = ?)"
+                " OR (ended_at = (SELECT ended_at FROM games WHERE id = ?) AND id < ?)"
+                " ORDER BY ended_at DESC, id DESC LIMIT ?", (before, before, before, limit),
+            ).fetchall()
         return self._with_seats(rows)
+
+    def hosts(self) -> list[dict[str, Any]]:
+        """Every host that stored a game or is playing one: ``host`` (None: games from before hosts had names),
+        ``games`` (stored), ``running`` and ``last_ended`` (its latest stored game's end, or None); by name."""
+        found: dict[Any, dict[str, Any]] = {}
+        by_host = "SELECT host, COUNT(*), MAX(ended_at) FROM games GROUP BY host"
+        for host, games, last in self.connection.execute(by_host):
+            found[host] = {"host": host, "games": games, "running": 0, "last_ended": last}
+        for host, running in self.connection.execute("SELECT host, COUNT(*) FROM running_games GROUP BY host"):
+            found.setdefault(host, {"host": host, "games": 0, "running": 0, "last_ended": None})["running"] = running
+        return sorted(found.values(), key=lambda row: (row["host"] is None, row["host"] or ""))
+
+    def running_games(self) -> list[dict[str, Any]]:
+        """The games being played now on every host (as each host noted them when they began), oldest first:
+        ``id``, ``host``, ``started_at``, ``game``, ``tournament_id``, ``round``, ``ladder``, ``names``."""
+        rows = self.connection.execute(
+            "SELECT id, host, started_at, game, tournament_id, round, ladder, names FROM running_games"
+            " ORDER BY started_at, id").fetchall()
+        keys = ("id", "host", "started_at", "game", "tournament_id", "round", "ladder", "names")
+        return [dict(zip(keys, row)) | {"ladder": bool(row[6]), "names": json.loads(row[7])} for row in rows]
 
     def game(self, game_id: int) -> GameRecord | None:
         rows = self.connection.execute(f"SELECT {self._GAME_COLUMNS} FROM games WHERE id = ?", (game_id,)).fetchall()
@@ -255,11 +363,16 @@ class ResultsStore:
         if not rows:
             return []
         seats: dict[int, list[SeatRecord]] = {row[0]: [] for row in rows}
-        low, high = min(seats), max(seats)
-        for row in self.connection.execute(
-            f"SELECT {self._SEAT_COLUMNS} FROM players WHERE game_id BETWEEN ? AND ? ORDER BY game_id, seat",
-            (low, high),
-        ):
+        if len(seats) <= 500:  # a page of games: by their ids (several hosts' ids lie far apart)
+            marks = ", ".join("?" * len(seats))
+            found = self.connection.execute(
+                f"SELECT {self._SEAT_COLUMNS} FROM players WHERE game_id IN ({marks}) ORDER BY game_id, seat",
+                tuple(seats))
+        else:
+            found = self.connection.execute(
+                f"SELECT {self._SEAT_COLUMNS} FROM players WHERE game_id BETWEEN ? AND ? ORDER BY game_id, seat",
+                (min(seats), max(seats)))
+        for row in found:
             if row[0] in seats:
                 seats[row[0]].append(SeatRecord(*row[1:]))
         return self._records(rows, seats)
@@ -269,9 +382,9 @@ class ResultsStore:
         return [
             GameRecord(
                 started, ended, deck, seed, turns, outcome, tuple(seats[id]), id, tid, round, json.loads(settings), game,
-                bool(ladder),
+                bool(ladder), host,
             )
-            for id, started, ended, deck, seed, turns, outcome, tid, round, settings, game, ladder in rows
+            for id, started, ended, deck, seed, turns, outcome, tid, round, settings, game, ladder, host in rows
         ]
 
     def game_log(self, game_id: int) -> list | None:
@@ -287,8 +400,8 @@ class ResultsStore:
         """``game``'s ladder as ranked standings (``evolution.tournament.ladder_standings.ranked``), the first ``limit``."""
         rows = self.connection.execute(
             "SELECT name, rating_mu, rating_sigma, games, wins, removals FROM ladder WHERE game = ?"
-            f" ORDER BY {LADDER_TIER}, rating_mu - 3 * rating_sigma DESC, name LIMIT ?",
-            (game, ESTABLISHED, -1 if limit is None else limit),
+            f" ORDER BY {LADDER_TIER}, rating_mu - 3 * rating_sigma DESC, name"
+            + ("" if limit is None else " LIMIT ?"), (game, ESTABLISHED) + (() if limit is None else (limit,)),
         ).fetchall()
         return ranked(Standing(*row) for row in rows)
 
@@ -299,7 +412,7 @@ class ResultsStore:
     def tournament(self, tournament_id: int) -> TournamentRecord | None:
         execute = self.connection.execute
         row = execute(
-            "SELECT id, format, status, started_at, ended_at, settings, game FROM tournaments WHERE id = ?",
+            "SELECT id, format, status, started_at, ended_at, settings, game, host FROM tournaments WHERE id = ?",
             (tournament_id,),
         ).fetchone()
         if row is None:
@@ -332,9 +445,9 @@ class ResultsStore:
                 (tournament_id,),
             )
         )
-        id, format, status, started, ended, settings, game = row
+        id, format, status, started, ended, settings, game, host = row
         return TournamentRecord(
-            id, format, status, started, ended, json.loads(settings), entrants, tuple(rounds), game, resumptions
+            id, format, status, started, ended, json.loads(settings), entrants, tuple(rounds), game, resumptions, host
         )
 
 
@@ -366,8 +479,9 @@ class ResultsStore:
 
 
 def reading(path: str | Path, use: Callable[[ResultsStore], T]) -> T:
-    """``use(store)`` on the existing store at ``path``, closed afterwards; ``StoreError`` if there is none."""
-    if not Path(path).is_file():
+    """``use(store)`` on the existing store at ``path`` (a file, or a PostgreSQL URL), closed afterwards;
+    ``StoreError`` if there is none."""
+    if not is_url(path) and not Path(path).is_file():
         raise StoreError(f"no results database at {path}")
     store = ResultsStore.open(path)
     try:

@@ -25,13 +25,15 @@ from twisted.internet.defer import Deferred, succeed
 from twisted.logger import Logger, LogLevel
 
 from evolution.processes.child import ChildProcess
-from evolution.store.database import BUSY_TIMEOUT_MS, StoreError, check_path, connect
+from evolution.store import postgres
+from evolution.store.database import BUSY_TIMEOUT_MS, StoreError, check_path, open_database
 from evolution.store.journal import LOCK_WAIT, RESERVE, InUse, Journal, operation_text
 from evolution.store.operations import Operation
 from evolution.store.results_store import ResultsStore
 from evolution.store.keeper import Keeper, describe
 
 log = Logger()
+KILLED = "its host stopped before it did (killed?): found at the host's next start"
 
 RETRY_DELAYS = (1.0, 2.0, 5.0, 10.0, 30.0)
 STOP_LIMIT = 5.0  # seconds close() waits for the store process before the host goes on stopping
@@ -56,17 +58,23 @@ class StoreWriter:
         reserve: int = RESERVE,
         stop_limit: float = STOP_LIMIT,
         lock_wait: float = LOCK_WAIT,
+        host: str | None = None,
+        journal: str | Path | None = None,
     ) -> None:
-        self.path = Path(path)
-        self.journal_path = self.path.with_name(self.path.name + ".pending")
-        self.rejected_path = self.path.with_name(self.path.name + ".rejected")
+        self.db = str(path)
+        self.shared = postgres.is_url(self.db)  # PostgreSQL: several hosts may write it
+        self.path = Path(path) if not self.shared else None
+        self.host = host
+        self.journal_path = Path(journal) if journal is not None else default_journal(self.db, host)
+        self.rejected_path = self.journal_path.with_name(self.journal_path.name.removesuffix(".pending") + ".rejected")
         self.reactor = reactor
         self.retry_delays = retry_delays
         self.busy_timeout_ms = busy_timeout_ms
         self.reserve = reserve
         self.stop_limit = stop_limit
         self.lock_wait = lock_wait
-        self.interrupted: list[int] = []
+        self.interrupted: list[int] = []  # the tournaments a killed host left running, marked interrupted
+        self.aborted: list[int] = []  # the games it was playing, stored as aborted
         self.journal: Journal | None = None
         self._child: ChildProcess | None = None
         self._unconfirmed: dict[int, tuple[Operation, Deferred[bool]]] = {}  # handed over, in order
@@ -74,6 +82,7 @@ class StoreWriter:
         self._idle_waiters: list[tuple[int, Deferred[None]]] = []
         self._waiting = 0
         self._next_game = self._next_tournament = 1
+        self._block_ends = 0  # with a PostgreSQL store: the end of this host's block of ids (reserve_block)
         self._closing = False
         self._closed = False
 
@@ -81,7 +90,8 @@ class StoreWriter:
 
     def open(self) -> None:
         """Lock, reserve, open and bring the database up to date with the journal; raises ``StoreError``."""
-        check_path(self.path)  # before anything is made beside it
+        if self.path is not None:
+            check_path(self.path)  # before anything is made beside it
         journal = Journal(self.journal_path, self.reserve)
         try:
             journal.open(self.lock_wait)
@@ -99,19 +109,24 @@ class StoreWriter:
     def _bring_up_to_date(self, journal: Journal) -> None:
         # Older hosts rewrote their journal through <db>.pending.new and a rename; one a full disk or a
         # crash left behind holds nothing the journal does not (the rename came last): not needed.
-        self.path.with_name(self.path.name + ".pending.new").unlink(missing_ok=True)
+        self.journal_path.with_name(self.journal_path.name + ".new").unlink(missing_ok=True)
         problem = journal.reserve_room()
         if problem is not None:
             raise StoreError(self._no_reserve(problem))
-        store = ResultsStore(connect(self.path, self.busy_timeout_ms), self.path)
+        store = ResultsStore(open_database(self.db, self.busy_timeout_ms), self.db)
         try:
             keeper = Keeper(lambda: store, journal, _log_line, self.rejected_path)
             keeper.start()
-            self.interrupted = store.mark_interrupted()
-            self._next_game, self._next_tournament = _first_free_ids(store, keeper.waiting)
+            self.interrupted = store.mark_interrupted(self.host)
+            self.aborted = store.abort_running(self.host, KILLED)
+            if self.shared:
+                self._next_game = self._next_tournament = postgres.reserve_block(store.connection)
+                self._block_ends = self._next_game + postgres.BLOCK
+            else:
+                self._next_game, self._next_tournament = _first_free_ids(store, keeper.waiting)
             self._waiting = len(keeper.waiting)
-        except sqlite3.Error as error:  # locked by another process for longer than busy_timeout_ms
-            raise StoreError(f"cannot use the results database {self.path}: {error}") from None
+        except (sqlite3.Error, *postgres.unavailable()) as error:  # locked, or gone, for longer than we wait
+            raise StoreError(f"cannot use the results database {postgres.shown(self.db)}: {error}") from None
         finally:
             store.close()
 
@@ -132,12 +147,32 @@ class StoreWriter:
     # -- ids --------------------------------------------------------------------------------
 
     def new_game_id(self) -> int:
+        self._in_block(self._next_game)
         game_id, self._next_game = self._next_game, self._next_game + 1
         return game_id
 
     def new_tournament_id(self) -> int:
+        self._in_block(self._next_tournament)
         tournament_id, self._next_tournament = self._next_tournament, self._next_tournament + 1
         return tournament_id
+
+    def _in_block(self, next_id: int) -> None:
+        """With a PostgreSQL store, this host's ids come from a block of its own: at its end, another one."""
+        if not self.shared or next_id < self._block_ends:
+            return
+        try:
+            store = ResultsStore(open_database(self.db, self.busy_timeout_ms), self.db)
+            try:
+                start = postgres.reserve_block(store.connection)
+            finally:
+                store.close()
+        except (StoreError, *postgres.unavailable()) as error:
+            log.critical("this host has used its block of ids and cannot reserve another ({error}); it goes on "
+                         "beyond it, which another host may use too", error=str(error))
+            self._block_ends = next_id + postgres.BLOCK
+            return
+        self._next_game = self._next_tournament = start
+        self._block_ends = start + postgres.BLOCK
 
     # -- writing ------------------------------------------------------------------------------
 
@@ -161,7 +196,8 @@ class StoreWriter:
 
     def _start_child(self) -> None:
         args = [
-            str(self.path), "--journal-fd", str(JOURNAL_FD), "--reserve", str(self.reserve),
+            self.db, "--journal", str(self.journal_path), "--rejected", str(self.rejected_path),
+            "--journal-fd", str(JOURNAL_FD), "--reserve", str(self.reserve),
             "--busy-timeout-ms", str(self.busy_timeout_ms), "--retry-delays", ",".join(map(str, self.retry_delays)),
         ]
         child = ChildProcess(self.reactor, "store process", "evolution.store.writer_process", args, self._heard,
@@ -247,7 +283,7 @@ class StoreWriter:
                 "the store process (pid {pid}) has not finished within {limit:g} s (is the disk of {db} hung?):"
                 " {count} writes are not confirmed; it goes on by itself and keeps them, in the database or in"
                 " {journal}, when the disk answers; a host started on this --db meanwhile waits for it",
-                pid=child.pid, limit=self.stop_limit, db=self.path, count=len(self._unconfirmed),
+                pid=child.pid, limit=self.stop_limit, db=postgres.shown(self.db), count=len(self._unconfirmed),
                 journal=self.journal_path,
             )
             for _operation, done in self._unconfirmed.values():
@@ -280,3 +316,12 @@ def _first_free_ids(store: ResultsStore, waiting: list[Operation]) -> tuple[int,
         elif operation["op"] == "tournament-begun":
             tournament = max(tournament, operation["tournament"]["id"] + 1)
     return game, tournament
+
+
+def default_journal(db: str, host: str | None) -> Path:
+    """Where a store's journal is kept: ``<db>.pending`` beside an SQLite file; for a PostgreSQL store, on this
+    host's disk, named after the host (several hosts of one machine each keep their own)."""
+    if not postgres.is_url(db):
+        return Path(db).with_name(Path(db).name + ".pending")
+    name = "".join(char if char.isalnum() or char in "-._" else "-" for char in (host or "host"))
+    return Path(f"evolution-{name}.pending")

@@ -1,10 +1,10 @@
 # -*- test-case-name: tests.store.test_writer, tests.store.test_faults -*-
 """The store process: the host's child that writes the results database and its journal.
 
-``python -m evolution.store.writer_process DB --journal-fd 3 ...``, started by
+``python -m evolution.store.writer_process DB --journal PATH --journal-fd 3 ...``, started by
 ``evolution.store.writer.StoreWriter``. Offers ``main`` (the process),
-``serve(keeper, inbox, out, delays)`` (its loop: each write applied by a
-``Keeper`` and answered) and ``Retries`` (when to apply the waiting writes
+``serve(keeper, inbox, out, delays)`` (its loop: the writes that have
+arrived applied by a ``Keeper`` in one transaction, each answered) and ``Retries`` (when to apply the waiting writes
 again). It reads its input on a thread of its own at once, whatever the disk
 does; SIGINT and SIGTERM are ignored (``child.quiet_child``).
 
@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from evolution.processes.child import messages, quiet_child, send
-from evolution.store.database import connect
+from evolution.store.database import open_database
 from evolution.store.journal import Journal
 from evolution.store.results_store import ResultsStore
 from evolution.store.keeper import Keeper
@@ -56,8 +56,12 @@ class Retries:
         self.due = None
 
 
+GROUP = 256  # writes at most in one transaction
+
+
 def serve(keeper: Keeper, inbox: queue.Queue, out: BinaryIO, delays: list[float]) -> None:
-    """Write what arrives, retry what waits, until the input ends."""
+    """Write what arrives (what has arrived meanwhile in one transaction), retry what waits, until the input
+    ends."""
     retries = Retries(delays)
     while True:
         try:
@@ -69,14 +73,28 @@ def serve(keeper: Keeper, inbox: queue.Queue, out: BinaryIO, delays: list[float]
             continue
         if message is None:
             return
-        _kind, number, operation = message
-        stored = keeper.write(operation)
-        send(out, ("done", number, stored, len(keeper.waiting)))
+        batch, ended = [message], False
+        while len(batch) < GROUP:  # what waits already goes in the same transaction: one commit for them all
+            try:
+                more = inbox.get_nowait()
+            except queue.Empty:
+                break
+            if more is None:
+                ended = True
+                break
+            batch.append(more)
+        stored = keeper.write_all([operation for _kind, _number, operation in batch])
+        for (_kind, number, _operation), taken in zip(batch, stored):
+            send(out, ("done", number, taken, len(keeper.waiting)))
+        if ended:
+            return
 
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m evolution.store.writer_process")
     p.add_argument("db")
+    p.add_argument("--journal", required=True)
+    p.add_argument("--rejected", required=True)
     p.add_argument("--journal-fd", type=int, required=True)
     p.add_argument("--reserve", type=int, required=True)
     p.add_argument("--busy-timeout-ms", type=int, required=True)
@@ -88,10 +106,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     quiet_child()
     out = sys.stdout.buffer
-    db = Path(args.db)
-    journal = Journal.adopt(db.with_name(db.name + ".pending"), args.journal_fd, args.reserve)
-    keeper = Keeper(lambda: ResultsStore(connect(db, args.busy_timeout_ms), db), journal,
-                    lambda level, text: send(out, ("log", level, text)), db.with_name(db.name + ".rejected"))
+    journal = Journal.adopt(args.journal, args.journal_fd, args.reserve)
+    keeper = Keeper(lambda: ResultsStore(open_database(args.db, args.busy_timeout_ms), args.db), journal,
+                    lambda level, text: send(out, ("log", level, text)), Path(args.rejected))
     inbox: queue.Queue = queue.Queue()
     threading.Thread(target=_read_input, args=(sys.stdin.buffer, inbox), daemon=True).start()
     keeper.start()

@@ -35,19 +35,19 @@ def results(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "evolution.cli.evolution_results", *args], capture_output=True, text=True)
 
 
-def test_a_recorded_game_reads_back_whole(tmp_path):
-    store = ResultsStore.open(tmp_path / "r.sqlite")
+def test_a_recorded_game_reads_back_whole(db):
+    store = ResultsStore.open(db)
     game_id = store.record(GAME)
     store.record(GAME)
     store.close()
-    games = ResultsStore.open(tmp_path / "r.sqlite").games()
+    games = ResultsStore.open(db).games()
     assert [g.id for g in games] == [game_id, game_id + 1]
     assert games[0] == GAME
 
 
-def test_a_game_written_twice_is_stored_once(tmp_path):
+def test_a_game_written_twice_is_stored_once(db):
     # A journal applied again after a crash between commit and truncation: no change.
-    store = ResultsStore.open(tmp_path / "r.sqlite")
+    store = ResultsStore.open(db)
     operation = game_operation(GAME.with_id(7), [[0, 1, "out", "ok"]])
     store.apply(operation)
     store.apply(game_operation(GAME.with_id(7), [[0, 1, "out", "another log"]]))
@@ -56,8 +56,8 @@ def test_a_game_written_twice_is_stored_once(tmp_path):
     assert store.connection.execute("SELECT COUNT(*) FROM players").fetchone() == (3,)
 
 
-def test_the_newest_games_come_first_with_their_seats(tmp_path):
-    store = ResultsStore.open(tmp_path / "r.sqlite")
+def test_the_newest_games_come_first_with_their_seats(db):
+    store = ResultsStore.open(db)
     ids = [store.record(GAME) for _ in range(5)]
     assert [game.id for game in store.recent_games(2)] == ids[:-3:-1]
     assert [game.id for game in store.recent_games(2, before=ids[3])] == [ids[2], ids[1]]
@@ -103,11 +103,11 @@ def test_a_file_that_is_not_a_database_is_refused(tmp_path):
         ResultsStore.open(path)
 
 
-def test_results_json_lists_games_with_players(tmp_path):
-    store = ResultsStore.open(tmp_path / "r.sqlite")
+def test_results_json_lists_games_with_players(db):
+    store = ResultsStore.open(db)
     store.record(GAME)
     store.close()
-    listing = results("--db", str(tmp_path / "r.sqlite"), "--json")
+    listing = results("--db", db, "--json")
     assert listing.returncode == 0
     [game] = json.loads(listing.stdout)
     assert game["seed"] == 42 and game["outcome"] == "finished"
@@ -118,11 +118,11 @@ def test_results_json_lists_games_with_players(tmp_path):
     assert [seat["place"] for seat in game["players"]] == [1, None, 2] and game["tie_break"] is None
 
 
-def test_results_table_ranks_and_shows_removals(tmp_path):
-    store = ResultsStore.open(tmp_path / "r.sqlite")
+def test_results_table_ranks_and_shows_removals(db):
+    store = ResultsStore.open(db)
     store.record(GAME)
     store.close()
-    lines = results("--db", str(tmp_path / "r.sqlite")).stdout.splitlines()
+    lines = results("--db", db).stdout.splitlines()
     assert "seed 42" in lines[0]
     assert [line.split()[3] for line in lines[2:]] == ["alpha", "gamma", "beta"]
     assert lines[-1].endswith("removed in turn 2 (feed): no reply to feed-next within 1 s")
@@ -202,13 +202,29 @@ def test_a_version_1_store_is_upgraded_and_keeps_its_games(tmp_path):
     store.close()
 
 
-def test_names_and_reasons_that_utf8_cannot_encode_come_back_exactly(tmp_path):
+def test_names_and_reasons_that_utf8_cannot_encode_come_back_exactly(db):
     odd = "\ud800 evil \udfff"
     game = GAME.__class__(**{**GAME.__dict__, "players": (
         SeatRecord(1, odd, 9, 1), SeatRecord(2, "b", None, None, 1, "choose", f'invalid reply: "{odd}"'),
     )})
-    store = ResultsStore.open(tmp_path / "r.sqlite")
+    store = ResultsStore.open(db)
     store.record(game)
     [back] = store.games()
     assert back.players == game.players
     store.close()
+
+
+def test_a_postgresql_database_of_a_newer_version_or_of_another_application_is_refused(db):
+    if not db.startswith("postgresql://"):
+        pytest.skip("the SQLite file's cases are the tests above")
+    import psycopg
+
+    ResultsStore.open(db).close()
+    with psycopg.connect(db, autocommit=True) as connection:
+        connection.execute("UPDATE version SET version = 99")
+    with pytest.raises(StoreError, match="is of version 99, newer than this program's"):
+        ResultsStore.open(db)
+    with psycopg.connect(db, autocommit=True) as connection:
+        connection.execute("DROP TABLE version CASCADE")
+    with pytest.raises(StoreError, match="is not an Evolution results database .* refusing to touch it"):
+        ResultsStore.open(db)

@@ -107,8 +107,8 @@ class WriterTests(unittest.TestCase):
         self.assertTrue(all(seat.rank is not None for record in records for seat in record.players))
         await until(lambda: errors.lines)
         journal = host.writer.journal_path
-        self.assertIn(1, [operation["game"]["id"] for operation in journal_held(journal)])
-        self.assertIn("the results database did not take game #1 (database is locked)", errors.lines[0])
+        self.assertIn(1, [operation["game"]["id"] for operation in journal_held(journal) if operation["op"] == "game"])
+        self.assertIn("the results database did not take the start of game #1 (database is locked)", errors.lines[0])
         locker.release()
         await until(lambda: host.writer.waiting == 0)
         stored = (await host.stored()).games()
@@ -122,12 +122,13 @@ class WriterTests(unittest.TestCase):
         host = new_host(self, *QUICK, folder=disk, retry_delays=(0.2,), reserve=4 * 2**20)
         filler = fill(disk)
         records = await self.play_games(host, 4)
-        await until(lambda: host.writer.waiting == 4)
+        await until(lambda: host.writer.waiting == 8)  # each game's start (noted as running), and its end
         journal = host.writer.journal_path
-        self.assertIn("the results database did not take game #1 (", errors.lines[0])  # full, or an I/O error
+        self.assertIn("the results database did not take the start of game #1 (", errors.lines[0])  # full, or I/O
         self.assertTrue(errors.lines[0].endswith(f"; kept in {journal}, retrying"), errors.lines[0])
         self.assertFalse([line for line in errors.lines if "memory" in line], errors.lines)
-        self.assertEqual([operation["game"]["id"] for operation in journal_held(journal)], [1, 2, 3, 4])
+        self.assertEqual([operation["game"]["id"] for operation in journal_held(journal) if operation["op"] == "game"],
+                         [1, 2, 3, 4])
         filler.unlink()
         await until(lambda: host.writer.waiting == 0)
         stored = (await host.stored()).games()

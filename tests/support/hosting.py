@@ -17,6 +17,7 @@ from evolution.games.evolution.rules.cards import card_order
 from evolution.games.evolution.rules.silly import MIN_CARDS, SillyPlayer
 from evolution.host.wiring import Options, build_host
 from evolution.net.client import play_remote
+from evolution.net.proxy_header import ProxiedFactory
 from evolution.store.results_store import ResultsStore
 from evolution.store.writer import StoreWriter
 
@@ -32,7 +33,7 @@ SIGNUP_LIMIT = "1"
 in which it connects."""
 
 
-def host_options(db: Path, *extra: str) -> Options:
+def host_options(db: Path | str, *extra: str) -> Options:
     """The host's options; a journal reserve of 1 MiB unless ``extra`` says otherwise (a test plays a few games)."""
     options = Options()
     options.parseOptions(["--port", "tcp:0:interface=127.0.0.1", "--db", str(db), "--journal-reserve", "1", *extra])
@@ -57,8 +58,8 @@ class HonestSilly(SillyPlayer):
 class LocalHost:
     """The host's factory, runner and store, listening on a free loopback port."""
 
-    def __init__(self, directory: Path, *extra: str, **writer: Any) -> None:
-        self.options = host_options(directory / "results.sqlite", *extra)
+    def __init__(self, directory: Path, *extra: str, db: str | None = None, **writer: Any) -> None:
+        self.options = host_options(db or directory / "results.sqlite", *extra)
         writer.setdefault("reserve", self.options["journal-reserve"] * 2**20)
         self.writer = StoreWriter(self.options["db"], reactor, **writer)
         self.writer.open()
@@ -66,7 +67,8 @@ class LocalHost:
         self.factory, self.runner, self.tournaments, self.ladder = build_host(self.options, self.writer, reactor)
         if self.ladder is not None:
             self.ladder.startService()
-        self.listening = reactor.listenTCP(0, self.factory, interface="127.0.0.1")
+        listening = ProxiedFactory(self.factory, reactor) if self.options["proxy-protocol"] else self.factory
+        self.listening = reactor.listenTCP(0, listening, interface="127.0.0.1")
         self.port = self.listening.getHost().port
         self.readers: list[ResultsStore] = []
         self.stopped = False
@@ -160,9 +162,14 @@ def test_options(test: unittest.TestCase) -> tuple[str, ...]:
 
 def new_host(test: unittest.TestCase, *extra: str, folder: Path | None = None, **writer: Any) -> LocalHost:
     """A host in ``folder`` (default: a fresh one of ``test``'s), stopped when the test ends (``writer``:
-    StoreWriter options)."""
+    StoreWriter options). Its store is a file there, or, where the test case says ``STORE = "postgresql"``, a new
+    database of the session's PostgreSQL cluster (``tests/support/postgres.py``)."""
     directory = folder if folder is not None else Path(test.mktemp())
     directory.mkdir(exist_ok=True)
+    if getattr(test, "STORE", "sqlite") == "postgresql" and "db" not in writer:
+        from tests.support import postgres
+
+        writer["db"] = postgres.database_url(test.id().rsplit(".", 1)[-1])
     host = LocalHost(directory, *extra, *test_options(test), **writer)
     test.addCleanup(host.stop)
     return host

@@ -102,7 +102,8 @@ class TournamentService(service.Service):
         entrants = tuple(EntrantRecord(k, connection.name) for k, connection in enumerate(players, start=1))
         started = now()
         record = TournamentRecord(
-            tournament_id, self.settings.format, "empty", started, started, self.settings.recorded(), entrants
+            tournament_id, self.settings.format, "empty", started, started, self.settings.recorded(), entrants,
+            game=self.runner.game.name, host=self.runner.settings.host_name,
         )
         self.writer.write(tournament_begun(record))
         for connection in players:

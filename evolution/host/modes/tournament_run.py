@@ -343,6 +343,7 @@ class TournamentRun(Comebacks):
         return TournamentRecord(
             self.id, self.settings.format, self.status, self.started_at, None, self.settings.recorded(),
             tuple(self.entrant_records()), tuple(rounds), self.runner.game.name, self.resumptions,
+            self.runner.settings.host_name,
         )
 
 

@@ -170,7 +170,7 @@ class GameRunner:
         self.dialect = settings.speaking()
         self.recorded = settings.recorded()
         self.clock = clock
-        self.recording: Recording = recording if recording is not None else StoreRecording(None, self.setup)
+        self.recording: Recording = recording if recording is not None else StoreRecording(None, settings)
         self.numbering = numbering
         self.games_begun = 0
         self.games_over = 0
@@ -185,7 +185,7 @@ class GameRunner:
     def in_host(cls, settings: GameSettings, writer: Any, clock: IReactorTime, *args: Any) -> GameRunner:
         """The host's runner: its games numbered and recorded by the store writer (None: stored nowhere)."""
         setup = settings.game_setup()
-        return cls(settings, clock, StoreRecording(writer, setup), Numbering(writer, setup, settings.seed), *args)
+        return cls(settings, clock, StoreRecording(writer, settings), Numbering(writer, setup, settings.seed), *args)
 
     # -- watching ---------------------------------------------------------------------
 
@@ -248,7 +248,7 @@ class GameRunner:
         """A game begins (here, or in a worker): it is running, logged and told."""
         self.running[game.id] = game
         self.games_begun += 1
-        self.recording.begins(game.id, game.names, game.seed)
+        self.recording.begins(game)
         self.tell("begin", game)
 
     def game_record(self, game: Any, turns: int, outcome: str, seats: tuple) -> GameRecord:
@@ -257,7 +257,7 @@ class GameRunner:
         return GameRecord(
             game.started_at, now(), self.setup.deal(game.seed), game.seed, turns, outcome, seats, game.id,
             seating.tournament_id if seating else None, seating.round if seating else None, self.recorded,
-            self.game.name,
+            self.game.name, host=self.settings.host_name,
         )
 
     def hang_up(self, connection: HostProtocol, reason: str) -> None:

@@ -16,6 +16,7 @@ docs/architecture.md, "The game runner" ("With workers").
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from typing import Any, Callable
 
 from twisted.internet.defer import Deferred, succeed
@@ -109,7 +110,8 @@ class PooledRunner(GameRunner):
         if isinstance(game, AwayGame):
             self.ending[game_id] = game
             game.log_blob = log_blob  # for the web view's replay until the store has it
-            game.record, _kept = self._recorded(game, GameRecord.from_json(record), log_blob or None)
+            played = replace(GameRecord.from_json(record), host=self.settings.host_name)  # the worker knows no host
+            game.record, _kept = self._recorded(game, played, log_blob or None)
 
     def back(self, report: dict, descriptors: list[int]) -> None:
         game = self.ending.pop(report["id"], None) or self.running.pop(report["id"], None)

@@ -4,14 +4,15 @@
 Offers ``Numbering(writer, setup, seed)``, which gives each game its id (the
 store writer's next: a game keeps its id while it waits in the journal) and
 its seed (from ``--seed`` on, one more each game, or a random one), and
-``StoreRecording(writer, setup)``, where a finished game goes in the host:
+``StoreRecording(writer, settings)``, where a finished game goes in the host:
 its record and message log to the store writer, and the log lines of a
 game's beginning and end (``idle()``: once the writer has done what it was
 handed so far). Both belong to the host's process; a worker
 process plays games numbered here and records them by sending them here
 (``evolution.host.workers.worker_process.ToHost``), a ``Recording`` too:
 
-- ``begins(game_id, names, seed)``: a game begins (a log line, or nothing);
+- ``begins(game)``: a game begins (a log line, and the store notes it as
+  running: a host killed mid-game finds it at its next start; or nothing);
 - ``keep(record, log_text, standings)``: a game is over; fires once its
   record is safe where it goes (at once in the host: the store writer keeps
   it, in its journal if need be; in a worker, once the host has it);
@@ -29,7 +30,8 @@ from twisted.internet.defer import Deferred, succeed
 from twisted.logger import Logger
 
 from evolution.games import GameSetup
-from evolution.store.operations import game_operation
+from evolution.host.runner.settings import GameSettings
+from evolution.store.operations import game_begun, game_operation
 from evolution.store.records import GameRecord
 from evolution.text import escape, plural, quoted
 
@@ -37,7 +39,7 @@ log = Logger()
 
 
 class Recording(Protocol):
-    def begins(self, game_id: int, names: list[str], seed: int | None) -> None: ...
+    def begins(self, game: Any) -> None: ...
 
     def keep(self, record: GameRecord, log_text: str | bytes | None, standings: list | None) -> Deferred[Any]: ...
 
@@ -68,17 +70,28 @@ class Numbering:
 class StoreRecording:
     """The host's: a game's record and log go to the store writer (None: kept nowhere, as in some tests)."""
 
-    def __init__(self, writer: Any, setup: GameSetup) -> None:
+    def __init__(self, writer: Any, settings: GameSettings) -> None:
         self.writer = writer
-        self.setup = setup
+        self.settings = settings
+        self.setup = settings.game_setup()
+        self.recorded = settings.recorded()
 
-    def begins(self, game_id: int, names: list[str], seed: int | None) -> None:
+    def begins(self, game: Any) -> None:
+        """A game begins: said, and noted in the store as running on this host until it is stored."""
         log.info(
             "game {game} begins: {players} ({deck})",
-            game=game_id,
-            players=", ".join(map(quoted, names)),
-            deck=self.setup.deal(seed) if seed is None else f"seed {seed}",
+            game=game.id,
+            players=", ".join(map(quoted, game.names)),
+            deck=self.setup.deal(game.seed) if game.seed is None else f"seed {game.seed}",
         )
+        if self.writer is not None:
+            seating = game.seating
+            self.writer.write(game_begun(
+                game.id, self.settings.host_name or "", game.started_at, self.settings.game, game.names,
+                self.setup.deal(game.seed), game.seed, self.recorded,
+                (seating.tournament_id, seating.round) if seating is not None and seating.tournament_id else None,
+                seating is not None and seating.tournament_id is None,
+            ))
 
     def keep(self, record: GameRecord, log_text: str | bytes | None, standings: list | None = None) -> Deferred[None]:
         """Store a game with its message log (its JSON text, or that compressed) and say so; kept at once."""

@@ -26,6 +26,7 @@ class GameSettings:
     dialect: str | None = None  # None: the game's first (the course's)
     send_scores: bool = False  # the dialect's scores at every game's end (Evolution's score message)
     tell_removed: bool = False  # the dialect's word to a removed player before hanging up
+    host_name: str | None = None  # this host's name, stored with each of its games (``--host-name``)
 
     @property
     def kind(self) -> Game:

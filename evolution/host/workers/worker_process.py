@@ -102,7 +102,7 @@ class ToHost:
     def __init__(self, side: WorkerSide) -> None:
         self.side = side
 
-    def begins(self, game_id: int, names: list[str], seed: int | None) -> None:
+    def begins(self, game: Any) -> None:
         pass  # the host says it
 
     def keep(self, record: GameRecord, log_text: str | bytes | None, standings: list | None = None) -> Deferred:
@@ -147,9 +147,10 @@ class WorkerSide(QuietAMP):
         return {}
 
     def _arrive(self, seat: dict[str, Any], fd: int) -> HostProtocol:
-        connection = HostProtocol.arriving(seat["name"], self.arrivals)
+        handover = Handover.from_json(seat, fd)
+        connection = HostProtocol.arriving(seat["name"], self.arrivals, handover.peer)
         try:
-            adopt(self.reactor, Handover.from_json(seat, fd), connection)
+            adopt(self.reactor, handover, connection)
             self.arrivals.opened(connection)
         except OSError:  # the peer reset it on the way: a connection that is gone
             connection.state = CLOSED

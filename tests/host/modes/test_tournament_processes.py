@@ -29,7 +29,9 @@ from evolution.cli.evolution_replay import check
 from evolution.games.evolution.rules.silly import SillyPlayer
 from evolution.net.client import play_remote
 from evolution.store.results_store import ResultsStore
+from evolution.store.writer import KILLED
 from evolution.testing import HostProcess, free_port, start_clients, wait_for_clients
+from evolution.text import plural
 from tests.support.hosting import until
 
 
@@ -107,8 +109,15 @@ class KillTests(unittest.TestCase):
         first, empty = store.tournaments()
         self.assertEqual((first.id, first.status), (tournament.id, "interrupted"))
         self.assertEqual(empty.status, "empty")
-        self.assertEqual(len(store.games()), len(games))
+        kept = {game.id: game for game in store.games()}
+        self.assertEqual({id: kept[id].outcome for id in (game.id for game in games)}, {game.id: "finished" for game in games})
+        lost = [game for id, game in kept.items() if id not in {game.id for game in games}]  # under way at the kill
+        self.assertTrue(lost)
+        self.assertEqual({game.outcome for game in lost}, {f"aborted: {KILLED}"})
+        self.assertEqual({seat.removed_reason for game in lost for seat in game.players}, {None})  # no one's fault
         log = (folder / "again.log").read_text()
+        self.assertIn(f"{plural(len(lost), 'game')} this host was playing when it stopped (killed?) stored as aborted",
+                      log)
         self.assertIn(f"tournament {tournament.id} was left running by a host that stopped; marked interrupted", log)
 
 
