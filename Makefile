@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 NODE_KIT := examples/javascript/node_modules/.installed
 
-.PHONY: demo demo-games demo-fish demo-ladder test test-busy bench soak local clean
+.PHONY: demo demo-games demo-fish demo-ladder demo-cluster test test-busy bench soak local clean
 
 $(STAMP): setup.cfg pyproject.toml
 	@echo "Installing the host and its test tools (Twisted, jsonschema, openskill, pytest, Playwright...) into $(VENV)/;" \
@@ -36,6 +36,11 @@ demo-fish: $(STAMP)
 ## demo-ladder: the same 20 bot processes on a ladder for a minute, with the web view; the games, the leaders, then the ladder
 demo-ladder: $(STAMP)
 	$(BIN)/python -m evolution.cli.demo --ladder
+
+## demo-cluster: one ladder fed by three hosts behind HAProxy sharing one PostgreSQL (throw-away, on loopback), 60 bots;
+## the leaders as they change and each host's games (needs Debian's postgresql and haproxy: it says so if missing)
+demo-cluster: $(STAMP)
+	$(BIN)/python -m evolution.cli.cluster_demo
 
 ## test: the whole test suite, conformance cases included
 test: $(STAMP) $(NODE_KIT)

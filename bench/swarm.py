@@ -1,10 +1,10 @@
 """The bots of the load benchmark: many silly players in one asyncio process.
 
-``python -m bench.swarm --port P --first I --count N --window T0 T1 --stop T --out FILE``
+``python -m bench.swarm --port P --first I --count N --window T0 T1 --stop T --out FILE [--think S]``
 runs bots number I .. I+N-1 against a host on 127.0.0.1:P. Each bot is one TCP
 connection and a few attributes, nothing more: it signs up with a name of its
 own (``L<bot>.<game>``, unique for every game of every bot), answers every
-question at once with the reference ("silly") strategy, and when its game ends
+question at once (or ``--think`` seconds later) with the reference ("silly") strategy, and when its game ends
 (the host hangs up after a start) it connects and signs up again, so the load
 stays steady. After the time ``--stop`` no bot signs up again: running games
 play to their end, and the bots still waiting in the lobby are closed by the
@@ -287,8 +287,17 @@ class Bot(asyncio.Protocol):
         return silly_feeding_choice(FeedingState(bag, boards, (), watering_hole, others))
 
     def reply(self, value: Any) -> None:
+        think = self.swarm.args.think
+        if think > 0:
+            self.swarm.loop.call_later(think, self._send, value, self.transport)
+        else:
+            self._send(value, self.transport)
+
+    def _send(self, value: Any, transport: asyncio.Transport | None) -> None:
+        if transport is None or transport is not self.transport or transport.is_closing():
+            return  # the game ended for it while it thought
         self.sends.append((self.read_at, time.time()))
-        self.transport.write(_dumps(value).encode() + b"\n")
+        transport.write(_dumps(value).encode() + b"\n")
         self.swarm.sent += 1
 
 
@@ -326,6 +335,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--stop", type=float, required=True, help="wall-clock time after which no bot signs up")
     parser.add_argument("--deadline", type=float, required=True, help="wall-clock time to give up waiting")
     parser.add_argument("--out", required=True)
+    parser.add_argument("--think", type=float, default=0.0, metavar="SECONDS",
+                        help="wait this long before each answer (longer games; default: answer at once)")
     parser.add_argument("--ladder", action="store_true",
                         help="one connection and name per bot for every game (a host with --ladder --send-scores)")
     args = parser.parse_args(argv)

@@ -7,7 +7,9 @@ own; as root, run as the user ``postgres``; ``start()``, ``stop()`` by its
 process id, ``url(database)``, ``create(database)``), ``Balancer(folder,
 port, hosts)`` (HAProxy in TCP mode from a generated configuration, sending
 each host the PROXY header: ``start()``, ``stop()`` by its process id) and
-``postgres_missing()`` / ``haproxy_missing()``: what to install, or None.
+``HostGroup(folder, count, options)`` (both, with ``count`` hosts between
+them on 127.0.0.2, .3, ...) and ``postgres_missing()`` / ``haproxy_missing()``:
+what to install, or None.
 How to run the real ones on several machines: docs/deploy.md.
 """
 
@@ -23,9 +25,9 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
-from typing import Sequence
+from typing import Mapping, Sequence
 
-from evolution.testing import free_port
+from evolution.testing import HostProcess, free_port
 
 USER = "evolution"
 INSTALL = "Debian: apt-get install postgresql haproxy"
@@ -193,3 +195,77 @@ class Balancer:
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait(timeout=10)
+
+
+class HostGroup:
+    """Several hosts on one machine as docs/deploy.md spreads them over several: a throw-away PostgreSQL they
+    share, ``count`` hosts (``twistd evolution --proxy-protocol --host-name hostN`` on 127.0.0.2, .3, ...,
+    with ``options``, and host n with ``extra[n]`` too) and HAProxy in front of them on 127.0.0.1:``port``; the
+    hosts' logs and journals in the folder (``log(n)``).
+
+    ``start()``; ``kill(n)`` (SIGKILL to host n and its children) and ``restart(n)``; ``stop()`` (SIGTERM to
+    each host, waited for: each stores its games under way as aborted and finishes its writes; then HAProxy and
+    PostgreSQL, by their process ids). Hosts are numbered from 1.
+    """
+
+    def __init__(self, folder: Path, count: int = 3, options: Sequence[str] = (), durable: bool = False,
+                 extra: Mapping[int, Sequence[str]] | None = None) -> None:
+        self.folder = Path(folder)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.count, self.options, self.extra = count, tuple(options), dict(extra or {})
+        self.database = PostgresCluster(durable=durable)
+        self.db = ""
+        self.ports = {n: free_port() for n in range(1, count + 1)}
+        self.port = free_port()
+        hosts = [(self.address(n), port) for n, port in self.ports.items()]
+        self.balancer = Balancer(self.folder / "haproxy", self.port, hosts)
+        self.hosts: dict[int, HostProcess] = {}
+
+    @staticmethod
+    def address(n: int) -> str:
+        return f"127.0.0.{n + 1}"
+
+    def log(self, n: int) -> Path:
+        return self.folder / f"host{n}.log"
+
+    def start(self, limit: float = 60.0) -> None:
+        self.database.start()
+        self.db = self.database.create("evolution")
+        for n in self.ports:
+            self._start_host(n)
+        for n in self.ports:
+            self.hosts[n].wait_until_listening(limit)
+        self.balancer.start()
+
+    def _start_host(self, n: int) -> None:
+        self.hosts[n] = HostProcess(self.ports[n], self.db, self.log(n), "--proxy-protocol", "--host-name", f"host{n}",
+                                    "--journal", str(self.folder / f"host{n}.pending"), *self.options,
+                                    *self.extra.get(n, ()), own_group=True, address=self.address(n))
+
+    def kill(self, n: int) -> None:
+        self.hosts[n].kill_group()
+
+    def restart(self, n: int, limit: float = 60.0) -> None:
+        self._start_host(n)
+        self.hosts[n].wait_until_listening(limit)
+
+    def stop_host(self, n: int, limit: float = 60.0) -> int | None:
+        """SIGTERM to host n, waited for; its exit status (twistd ends with -SIGTERM; None if it had to be killed)."""
+        process = self.hosts[n].process
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+            try:
+                return process.wait(timeout=limit)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(timeout=10)
+                return None
+        return process.returncode
+
+    def stop(self) -> None:
+        try:
+            for n in self.hosts:
+                self.stop_host(n)
+        finally:
+            self.balancer.stop()
+            self.database.remove()

@@ -35,17 +35,18 @@ def twistd_command() -> list[str]:
 
 
 class HostProcess:
-    """``twistd -n evolution`` in a child process, listening on 127.0.0.1:port.
+    """``twistd -n evolution`` in a child process, listening on 127.0.0.1:port (or another loopback ``address``).
 
     With ``own_group``, in a process group of its own with its children (the
     store process), which ``kill_group`` ends with SIGKILL all at once.
     """
 
-    def __init__(self, port: int, db: Path, log: Path, *options: str, own_group: bool = False) -> None:
-        self.port = port
+    def __init__(self, port: int, db: Path | str, log: Path, *options: str, own_group: bool = False,
+                 address: str = "127.0.0.1") -> None:
+        self.port, self.address = port, address
         command = [
             *twistd_command(), "--nodaemon", "--pidfile=", f"--logfile={log}",
-            "evolution", "--port", f"tcp:{port}:interface=127.0.0.1", "--db", str(db), *options,
+            "evolution", "--port", f"tcp:{port}:interface={address}", "--db", str(db), *options,
         ]
         self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, start_new_session=own_group)
         self.log = log
@@ -60,7 +61,7 @@ class HostProcess:
         if self.process.poll() is not None:
             raise RuntimeError(f"the host exited with status {self.process.returncode}; see {self.log}")
         try:
-            socket.create_connection(("127.0.0.1", self.port), timeout=0.5).close()
+            socket.create_connection((self.address, self.port), timeout=0.5).close()
             return True
         except OSError:
             return False

@@ -1,7 +1,7 @@
 # -*- test-case-name: tests.store.test_writer, tests.store.test_faults -*-
 """Every write applied to the results database in order, or kept in the journal until it can be.
 
-Offers ``Keeper(open_store, journal, report, rejected_path)``, the rules of the
+Offers ``Keeper(open_store, journal, report, rejected_path, now)``, the rules of the
 store writer, run on one thread (the store process's, or the host's while it
 starts), and ``describe(operation)`` (``game #7``, ``round 2 of tournament
 #1`` ...) for log lines:
@@ -14,7 +14,10 @@ starts), and ``describe(operation)`` (``game #7``, ``round 2 of tournament
 - ``retry()`` applies the waiting writes again; ``finish()`` once more,
   then reports what waits where; ``waiting``, the writes not taken yet;
 - ``report(level, text)`` hears every line worth logging ("info", "warn",
-  "error", "critical").
+  "error", "critical"): an outage of the database is a line when it begins
+  (the first write it refused, and why), a line every ``OUTAGE_LINES``
+  seconds while it lasts (how many writes wait, where) and one when it ends
+  (how many it took, after how long); ``now()`` tells the time (seconds).
 
 The rules (what goes to the journal, in what order, what is rejected):
 docs/store.md, "Inside the store".
@@ -32,6 +35,7 @@ from evolution.store.database import StoreError
 from evolution.store.results_store import ResultsStore
 
 Report = Callable[[str, str], None]
+OUTAGE_LINES = 30.0  # seconds between the lines that say how many writes wait while the database refuses them
 
 
 class Unavailable(Exception):
@@ -61,7 +65,8 @@ class Keeper:
     """The database and its journal, written on one thread."""
 
     def __init__(
-        self, open_store: Callable[[], ResultsStore], journal: Journal, report: Report, rejected_path: Path
+        self, open_store: Callable[[], ResultsStore], journal: Journal, report: Report, rejected_path: Path,
+        now: Callable[[], float],
     ) -> None:
         self.open_store = open_store
         self.store: ResultsStore | None = None
@@ -71,6 +76,9 @@ class Keeper:
         self.waiting: list[Operation] = []  # not taken yet, in order; the journal holds the first `journaled`
         self.journaled = 0
         self._short_of_room = False
+        self.now = now
+        self._outage: tuple[float, float] | None = None  # while writes wait: (since when, when last said)
+        self._taken = 0  # writes the database took since the outage began
 
     def start(self) -> None:
         try:
@@ -118,8 +126,6 @@ class Keeper:
     def retry(self) -> None:
         """Apply the waiting writes again, in order, as far as the database takes them."""
         self.drain()
-        if not self.waiting:
-            self.report("info", "the results database took every waiting write")
 
     def drain(self) -> list[Operation]:
         """Apply the waiting writes in order until one is refused; clear the journal once all are in.
@@ -131,19 +137,38 @@ class Keeper:
             operation = self.waiting[0]
             try:
                 self._apply(operation)
-            except _unavailable():
+            except _unavailable() as error:
                 self._lost_connection()
+                self._refused(operation, " ".join(str(error).split()))
                 break
             except Exception as error:
                 self._reject(operation, error)
                 rejected.append(operation)
             self.waiting.pop(0)
             self.journaled = max(0, self.journaled - 1)
+            self._taken += 1
         if self.waiting:
             self._sync_journal()
-        elif self.journal.count:
-            self._clear_journal()
+            self._still_waiting()
+        else:
+            if self.journal.count:
+                self._clear_journal()
+            self._outage_over()
         return rejected
+
+    def _still_waiting(self) -> None:
+        """While an outage lasts, a line every OUTAGE_LINES s: how many writes wait, where, since when."""
+        if self._outage is not None and self.now() - self._outage[1] >= OUTAGE_LINES:
+            since = self._outage[0]
+            self._outage = (since, self.now())
+            self.report("warn", f"{len(self.waiting)} writes wait in {self._where()}: the results database has taken "
+                        f"none for {self.now() - since:.0f} s; retrying")
+
+    def _outage_over(self) -> None:
+        if self._outage is not None:
+            self.report("info", f"the results database took every waiting write ({self._taken}, "
+                        f"after {self.now() - self._outage[0]:.0f} s)")
+            self._outage = None
 
     def _apply(self, operation: Operation) -> None:
         self._apply_all([operation])
@@ -194,7 +219,14 @@ class Keeper:
 
     # -- what cannot be stored ---------------------------------------------------------------
 
+    def _where(self) -> str:
+        return str(self.journal.path) if self.journaled >= len(self.waiting) else "memory only"
+
     def _refused(self, operation: Operation, reason: str) -> None:
+        """The first write of an outage is said, with why; the later ones wait quietly behind it (``drain``)."""
+        if self._outage is not None:
+            return
+        self._outage, self._taken = (self.now(), self.now()), 0
         kept = f"kept in {self.journal.path}" if self.journaled >= len(self.waiting) else "kept in memory only"
         self.report("error", f"the results database did not take {describe(operation)} ({reason}); {kept}, retrying")
 

@@ -115,7 +115,7 @@ class StoreWriter:
             raise StoreError(self._no_reserve(problem))
         store = ResultsStore(open_database(self.db, self.busy_timeout_ms), self.db)
         try:
-            keeper = Keeper(lambda: store, journal, _log_line, self.rejected_path)
+            keeper = Keeper(lambda: store, journal, _log_line, self.rejected_path, self.reactor.seconds)
             keeper.start()
             self.interrupted = store.mark_interrupted(self.host)
             self.aborted = store.abort_running(self.host, KILLED)

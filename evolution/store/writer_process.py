@@ -108,7 +108,7 @@ def main(argv: list[str] | None = None) -> int:
     out = sys.stdout.buffer
     journal = Journal.adopt(args.journal, args.journal_fd, args.reserve)
     keeper = Keeper(lambda: ResultsStore(open_database(args.db, args.busy_timeout_ms), args.db), journal,
-                    lambda level, text: send(out, ("log", level, text)), Path(args.rejected))
+                    lambda level, text: send(out, ("log", level, text)), Path(args.rejected), time.monotonic)
     inbox: queue.Queue = queue.Queue()
     threading.Thread(target=_read_input, args=(sys.stdin.buffer, inbox), daemon=True).start()
     keeper.start()

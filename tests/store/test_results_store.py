@@ -228,3 +228,84 @@ def test_a_postgresql_database_of_a_newer_version_or_of_another_application_is_r
         connection.execute("DROP TABLE version CASCADE")
     with pytest.raises(StoreError, match="is not an Evolution results database .* refusing to touch it"):
         ResultsStore.open(db)
+
+
+def _ladder_game(game_id: int, ended: str, first: str, second: str, host: str) -> GameRecord:
+    return GameRecord("2026-01-01T00:00:00.000+00:00", ended, "shuffled", game_id, 5, "finished",
+                      (SeatRecord(1, first, 7, 1), SeatRecord(2, second, 3, 2), SeatRecord(3, f"{host} alone", 1, 3)),
+                      game_id, ladder=True, host=host)
+
+
+def _rate_at_once(db: str, host: str, first_id: int, games: int, ready) -> str:
+    """One host's store process: ``games`` ladder games of the bots x and y (seated in this host's order)."""
+    store = ResultsStore.open(db)  # the first of them makes the store; the other waits for it
+    ready.wait()
+    try:
+        for k in range(games):
+            seats = ("x", "y") if host == "one" else ("y", "x")  # the other host seats them the other way round
+            ended = f"2026-01-01T00:{k // 60:02d}:{k % 60:02d}.000+00:00"
+            store.apply(game_operation(_ladder_game(first_id + k, ended, *seats, host), None))
+    except Exception as error:  # a deadlock, a lost update: said, and the test fails
+        return f"{type(error).__name__}: {error}"
+    finally:
+        store.close()
+    return "stored"
+
+
+def test_two_hosts_rating_the_same_bots_at_once_lose_no_update_and_never_deadlock(db):
+    # Both hosts' games seat the bots x and y, in opposite orders: each game's update locks their rows, always in
+    # name order, so neither waits for the other in a circle; each update reads the rating the other just wrote.
+    games = 40
+    context = multiprocessing.get_context("spawn")
+    with context.Manager() as manager, context.Pool(2) as pool:
+        ready = manager.Barrier(2)
+        outcomes = pool.starmap(_rate_at_once, [(db, "one", 1, games, ready), (db, "two", 1001, games, ready)])
+    assert outcomes == ["stored", "stored"]
+    store = ResultsStore.open(db)
+    try:
+        ladder = {standing.name: standing for _, standing in store.ladder()}
+        assert (ladder["x"].games, ladder["y"].games, ladder["one alone"].games) == (2 * games, 2 * games, games)
+        assert (ladder["x"].wins + ladder["y"].wins) == 2 * games
+    finally:
+        store.close()
+
+
+def test_a_ladder_game_reported_late_counts_but_does_not_become_the_bots_latest(db):
+    # A host whose database was down stores its games late: they move the ratings when they come (the store takes
+    # games in the order they arrive), and the bot's latest game stays the one that ended last.
+    store = ResultsStore.open(db)
+    try:
+        store.apply(game_operation(_ladder_game(2, "2026-01-01T00:00:09.000+00:00", "x", "y", "one"), None))
+        store.apply(game_operation(_ladder_game(1001, "2026-01-01T00:00:05.000+00:00", "y", "x", "two"), None))
+        ladder = {standing.name: standing for _, standing in store.ladder()}
+        assert (ladder["x"].games, ladder["y"].games) == (2, 2)
+        latest = dict(store.connection.execute("SELECT name, last_game FROM ladder WHERE name IN ('x', 'y')"))
+        assert latest == {"x": 2, "y": 2}
+        [late] = [game for game in store.games() if game.id == 1001]
+        assert [(seat.name, seat.rating_mu) for seat in late.players][:2] == [
+            ("y", ladder["y"].rating_mu), ("x", ladder["x"].rating_mu)]  # its seats hold the ratings after it
+    finally:
+        store.close()
+
+
+def test_each_host_minds_its_running_games_and_a_restart_aborts_only_its_own(db):
+    from evolution.store.operations import game_begun
+
+    store = ResultsStore.open(db)
+    try:
+        for game_id, host in ((5, "one"), (1005, "two")):
+            store.apply(game_begun(game_id, host, "2026-01-01T00:00:00.000+00:00", "evolution", ["a", "b", "c"],
+                                   "shuffled", game_id, {}, None, True))
+        assert [(game["id"], game["host"], game["names"], game["ladder"]) for game in store.running_games()] == [
+            (5, "one", ["a", "b", "c"], True), (1005, "two", ["a", "b", "c"], True)]
+        assert [(row["host"], row["games"], row["running"]) for row in store.hosts()] == [("one", 0, 1), ("two", 0, 1)]
+        aborted = store.abort_running("one", "its host stopped")
+        # One store of several hosts (PostgreSQL): only host one's game; an SQLite file has one host: all of them.
+        assert aborted == ([5] if store.shared else [5, 1005])
+        assert [game["id"] for game in store.running_games()] == ([1005] if store.shared else [])
+        [game] = [game for game in store.games() if game.id == 5]
+        assert (game.outcome, game.host, [seat.name for seat in game.players]) == (
+            "aborted: its host stopped", "one", ["a", "b", "c"])
+        assert store.ladder() == []  # an aborted game counts for no one
+    finally:
+        store.close()
