@@ -85,7 +85,7 @@ def _text_adapters(psycopg: Any) -> tuple[type, type]:
 class PgConnection:
     """A psycopg connection as the store's SQL uses one (SQLite's ``?`` placeholders and ``with`` transactions)."""
 
-    for_update = " FOR UPDATE"  # rows locked in a transaction (SQLite's one writer needs none)
+    for_update = " FOR UPDATE OF l"  # the ladder's rows (``l``) locked in a transaction (SQLite's one writer needs none)
 
     def __init__(self, raw: Any) -> None:
         self.raw = raw

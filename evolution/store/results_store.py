@@ -159,37 +159,28 @@ class ResultsStore:
         waited in a host's journal moves them when it is taken, never undoing a later one.
         """
         names = sorted({seat.name for seat in game.players})
-        execute = self.connection.execute
-        for name in names:
-            execute("INSERT INTO ladder (game, name, rating_mu, rating_sigma) VALUES (?, CAST(? AS TEXT), ?, ?)"
-                    " ON CONFLICT (game, name) DO NOTHING", (game.game, stored(name), *_NEW_RATING))
-        rows = {}
-        for name in names:  # one at a time, in name order: two hosts lock any two bots in the same order
-            row = execute(
-                "SELECT name, rating_mu, rating_sigma, games, wins, removals, last_game FROM ladder"
-                f" WHERE game = ? AND name = CAST(? AS TEXT){self.for_update}", (game.game, stored(name)),
-            ).fetchone()
-            rows[name] = row
+        execute, marks = self.connection.execute, ", ".join("CAST(? AS TEXT)" for _ in names)
+        new = ", ".join(f"(?, {mark}, ?, ?)" for mark in marks.split(", "))  # one row per bot, in name order
+        execute(f"INSERT INTO ladder (game, name, rating_mu, rating_sigma) VALUES {new} ON CONFLICT (game, name) DO"
+                " NOTHING", [value for name in names for value in (game.game, stored(name), *_NEW_RATING)])
+        found = execute(  # sorted by name, so locked in name order: two hosts lock any two bots in the same order
+            "SELECT l.name, l.rating_mu, l.rating_sigma, l.games, l.wins, l.removals, l.last_game, g.ended_at"
+            f" FROM ladder l LEFT JOIN games g ON g.id = l.last_game WHERE l.game = ? AND l.name IN ({marks})"
+            f" ORDER BY l.name{self.for_update}", (game.game, *map(stored, names)),
+        ).fetchall()
+        rows = {row[0]: row for row in found}
         standings = Standings(Standing(*row[:6]) for row in rows.values())
         after = standings.game_over([LadderSeat(seat.name, None if seat.removed_reason is not None else seat.score)
                                      for seat in game.players])
-        latest = self._latest({row[6] for row in rows.values() if row[6] is not None})
         self.connection.executemany(
             "UPDATE ladder SET rating_mu = ?, rating_sigma = ?, games = ?, wins = ?, removals = ?, last_game = ?"
             " WHERE game = ? AND name = CAST(? AS TEXT)",
             [(s.rating_mu, s.rating_sigma, s.games, s.wins, s.removals,
-              game.id if rows[s.name][6] is None or game.ended_at >= latest.get(rows[s.name][6], "") else
+              game.id if rows[s.name][6] is None or game.ended_at >= (rows[s.name][7] or "") else
               rows[s.name][6], game.game, stored(s.name)) for s in {s.name: s for s in after}.values()],
         )
         return replace(game, players=tuple(replace(seat, rating_mu=s.rating_mu, rating_sigma=s.rating_sigma)
                                            for seat, s in zip(game.players, after)))
-
-    def _latest(self, ids: set[int]) -> dict[int, str]:
-        """When each of these games ended."""
-        if not ids:
-            return {}
-        marks = ", ".join("?" * len(ids))
-        return dict(self.connection.execute(f"SELECT id, ended_at FROM games WHERE id IN ({marks})", tuple(ids)))
 
     def _begin_game(self, operation: Operation) -> None:
         """A game begins: noted as running on its host until it is stored (``abort_running``)."""
