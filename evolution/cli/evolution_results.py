@@ -17,6 +17,13 @@ sigma (what ranks it, after whether it is established), games, wins and
 removals; with ``--json`` a list of objects with ``name``, ``rank``,
 ``rating``, ``rating_sigma``, ``games``, ``wins``, ``removals``,
 ``provisional`` (``evolution.tournament.ladder_standings.Standing.to_json``).
+``--hosts`` lists the hosts whose games the store holds (a PostgreSQL store
+several hosts share, or one host under several names): each host's name
+(``twistd evolution --host-name``; games from before hosts had names have
+none), its games stored, those it is playing now, and when its last stored
+game ended; with ``--json`` a list of objects with ``host``, ``games``,
+``running``, ``last_ended`` (``ResultsStore.hosts``). Each game's header and
+each tournament's line name the host that played it ("on lab3:45678").
 A game's table shows each seat's rank (the game's own) and place (equal
 scores share one, marked ``=``); ``--json`` adds ``place`` to each seat and
 ``tie_break`` to each game.
@@ -43,6 +50,7 @@ from evolution.tournament.ladder_standings import Standing
 from evolution.tournament.ratings import ESTABLISHED
 
 NAME_WIDTH = 20
+HOST_WIDTH = 40
 
 
 def format_seats(seats: Sequence[SeatRecord], game: str = DEFAULT_GAME) -> str:
@@ -75,12 +83,17 @@ def deal_text(game: GameRecord) -> str:
         return f"{escape(game.deck)}, seed {game.seed}"
 
 
+def played_on(host: str | None) -> str:
+    """Where a game or tournament was played, for its line: ``on lab3:45678  `` (nothing when it has no host)."""
+    return "" if host is None else f"on {short(host, HOST_WIDTH)}  "
+
+
 def format_game(game: GameRecord) -> str:
     kind = "" if game.game == DEFAULT_GAME else f"{escape(game.game)}  "
     kind += "ladder  " if game.ladder else ""
     header = (
-        f"game #{game.id}  {kind}{escape(game.started_at)}  {deal_text(game)}  {plural(game.turns, 'turn')}"
-        f"  {escape(game.outcome)}"
+        f"game #{game.id}  {kind}{escape(game.started_at)}  {played_on(game.host)}{deal_text(game)}"
+        f"  {plural(game.turns, 'turn')}  {escape(game.outcome)}"
     )
     return header + "\n" + format_seats(game.players, game.game)
 
@@ -105,7 +118,7 @@ def format_tournament_line(tournament: TournamentRecord) -> str:
     kind = "" if tournament.game == DEFAULT_GAME else f"{escape(tournament.game)}  "
     return (
         f"tournament #{tournament.id}  {kind}{tournament.format:<8}  {tournament.status:<11}  "
-        f"{escape(tournament.started_at)}  {plural(len(tournament.entrants), 'player')}  "
+        f"{escape(tournament.started_at)}  {played_on(tournament.host)}{plural(len(tournament.entrants), 'player')}  "
         f"{plural(len(tournament.rounds), 'round')}  {plural(len(tournament.games), 'game')}  winners: {_winners(tournament)}"
     )
 
@@ -178,6 +191,18 @@ def format_ladder(rows: list[tuple[int, Standing]], game: str) -> str:
     return "\n".join(lines)
 
 
+def format_hosts(hosts: list[dict]) -> str:
+    """``--hosts``: a line per host, with its games stored, running now and when its last one ended."""
+    names = ["(none)" if row["host"] is None else short(row["host"], HOST_WIDTH) for row in hosts]
+    width = max(len(name) for name in names + ["host"])
+    lines = [f"  {'host':<{width}}  games  running  last game ended"]
+    for name, row in zip(names, hosts):
+        lines.append(f"  {name:<{width}}  {row['games']:>5}  {row['running']:>7}  {escape(row['last_ended'] or '-')}")
+    if any(row["host"] is None for row in hosts):
+        lines.append("  (none): games stored before hosts had names (a store older than version 7)")
+    return "\n".join(lines)
+
+
 def parser() -> ArgumentParser:
     p = ArgumentParser(prog="evolution-results",
                        description="List the games, tournaments or ladder of a results store.")
@@ -188,6 +213,8 @@ def parser() -> ArgumentParser:
     what.add_argument("--tournament", type=int, metavar="ID", help="show one tournament: its rounds and standings")
     what.add_argument("--ladder", action="store_true", help="show the ladder: every bot's rating, games, wins and "
                       "removals, best first")
+    what.add_argument("--hosts", action="store_true", help="list the hosts that played the stored games (a store "
+                      "several hosts share): each one's games stored, running now, and its last game's end")
     add_game(p, f"with --ladder: whose ladder (default {DEFAULT_GAME})", default=None)
     return p
 
@@ -204,6 +231,11 @@ def show(store: ResultsStore, args: object) -> tuple[int, str]:
         if args.json:
             return 0, _dump([standing.to_json(rank) for rank, standing in rows])
         return 0, format_ladder(rows, game) if rows else f"no ladder of {game} in {args.db}"
+    if args.hosts:
+        hosts = store.hosts()
+        if args.json:
+            return 0, _dump(hosts)
+        return 0, format_hosts(hosts) if hosts else f"no games in {args.db}"
     if args.tournament is not None:
         tournament = store.tournament(args.tournament)
         if tournament is None:

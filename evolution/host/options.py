@@ -73,6 +73,7 @@ SIGNUP_WINDOW = {"games": 10.0, "tournament": 30.0, "ladder": 1.0}
 SIGNUP_TIMEOUT = 5.0  # when the dialect names no limit of its own
 SWISS_ROUNDS = 5
 TOURNAMENT_ONLY = ("signup-periods", "min-signups", "max-signups", "rounds", "tournaments")
+VIEW_ONLY = ("view-only", "web", "db", "web-connections", "game", "host-name")  # what a process that plays no games takes
 
 
 T = TypeVar("T")
@@ -262,6 +263,11 @@ class Options(usage.Options):
         for name in GAME_NAMES for option in game(name).options if not option.flag
     ]
     optFlags = [
+        ["view-only", None, "play no games: serve only the web view (--web) of the store --db, which other hosts "
+         "write (a PostgreSQL one several share): every host's games, tournaments and the ladder, and the games "
+         "they are playing now (their live pictures are on their own web views). No bot port, no workers; it "
+         "writes nothing to the store. Takes only --db, --web, --web-connections, --game (whose ladder) and "
+         "--host-name (this view's name; default the machine's and --web's port)"],
         ["proxy-protocol", None, "--port is behind HAProxy (send-proxy or send-proxy-v2): each connection begins "
          "with a PROXY header, whose address is the bot's (logged, limited per address, a seed004 name); a "
          "connection without one is refused with a line"],
@@ -295,6 +301,8 @@ class Options(usage.Options):
         super().parseOptions(options)
 
     def postOptions(self) -> None:
+        if self["view-only"]:
+            self._check_view_only()
         if self["game"] not in GAME_NAMES:
             raise usage.UsageError(f"--game takes {' or '.join(GAME_NAMES)}, not {_quote(self['game'])}")
         chosen = game(self["game"])
@@ -333,6 +341,17 @@ class Options(usage.Options):
             self._check_port("web", self["web"])
         elif self["linger"] is not None:
             raise usage.UsageError("--linger goes with --web: without a web view the host stops at the end")
+
+    def _check_view_only(self) -> None:
+        """``--view-only`` serves the web view alone: what a host that plays games is told makes no sense with it."""
+        if self["web"] is None:
+            raise usage.UsageError("--view-only serves the web view alone: give it --web ENDPOINT")
+        given = [name for name, default in self.defaults.items() if name not in VIEW_ONLY and self[name] != default]
+        if given:
+            raise usage.UsageError(f"--{given[0]} does not go with --view-only, which plays no games (it takes "
+                                   f"{', '.join('--' + name for name in VIEW_ONLY[1:])})")
+        if self["host-name"] is None:
+            self["host-name"] = default_host_name(self["web"])
 
     def _game_setup(self, chosen: Game) -> Any:
         """The chosen game's setup from its own options; another game's options are a mistake."""

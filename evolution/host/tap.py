@@ -3,7 +3,8 @@
 Offers ``makeService(options, reactor)``, a ``MultiService`` of the results
 store, the lobby (and with ``--tournament`` the tournament service, with
 ``--ladder`` the ladder's), with ``--web`` the web view (in a process of its
-own when games are played in worker processes: ``evolution.web.web_process``),
+own when games are played in worker processes: ``evolution.web.web_process``;
+with ``--view-only``, that web view alone, over the store: ``_view_only``),
 and the listening endpoint (any endpoint string:
 ``tcp:45678``, ``tcp:45678:interface=127.0.0.1``, ``ssl:...``; a listen
 backlog of 1024 unless the string sets one); and the command line,
@@ -33,6 +34,7 @@ from evolution.host.runner.memory import GC_YOUNG, settle_memory
 from evolution.host.wiring import LobbyService, StoreService, allow_open_files, build_host, open_store, to_resume
 from evolution.net.endpoints import ListeningService, server_endpoint
 from evolution.net.proxy_header import ProxiedFactory
+from evolution.store.postgres import shown
 
 __all__ = ["GC_YOUNG", "Options", "TwistdOptions", "makeService", "settle_memory"]
 
@@ -76,9 +78,33 @@ def _web(options: Options, reactor: Any, host: Any, echo: bool) -> service.Servi
                        echo=echo, max_connections=options["web-connections"])
 
 
+def _view_only(options: Options, reactor: Any) -> service.MultiService:
+    """``--view-only``: the web view over the store, in this process, and nothing else: no bot port, no games, no
+    store writer (nothing is marked interrupted or aborted: only hosts write). A PostgreSQL store is opened
+    read-only; one that cannot be read ends the start with one line."""
+    from evolution.store.database import StoreError
+    from evolution.store.reader import read_only
+    from evolution.store.results_store import reading
+    from evolution.web.service import store_view_service
+
+    db = read_only(options["db"])
+    try:
+        reading(db, lambda store: None)
+    except StoreError as error:
+        fail(f"{error} (--view-only reads a store that hosts have made: start a host on --db first)", STARTUP_STATUS)
+    top = LoggedApplication(options.parent)
+    store_view_service(options["web"], reactor, db, options["game"], options["host-name"],
+                       echo=not log_shown_on_stderr(options.parent),
+                       max_connections=options["web-connections"]).setServiceParent(top)
+    log.info("a web view that plays no games, over the store {db}", db=shown(options["db"]))
+    return top
+
+
 def makeService(options: Options, reactor: Any = None) -> service.MultiService:
     if reactor is None:
         from twisted.internet import reactor
+    if options["view-only"]:
+        return _view_only(options, reactor)
     try:
         writer = open_store(options["db"], reactor, options["journal-reserve"], options["host-name"],
                             options["journal"])

@@ -9,7 +9,7 @@ version 5):
 - ``counts(store, name)``: how many games the player sat in, and how many it
   was removed from;
 - ``game_ids(store, name, limit, before)``: the ids of its newest ``limit``
-  games below ``before``, newest first;
+  games older than game ``before``, newest first;
 - ``removals(store, limit, name=None, game=None)``: the newest ``limit``
   removals of a player (by name) or of ``game``'s ladder: ``{"id" (the
   game's), "game", "ended_at", "seat", "name", "turn", "step", "reason"}``,
@@ -25,6 +25,13 @@ version 5):
   of that name.
 
 Names are compared exactly as stored (``database.stored``: any JSON string).
+
+Newest means by time. In a store one host writes (SQLite's) its ids are
+in time order, and the reads go by id, through the indexes alone; in one
+several hosts share (PostgreSQL's) each host numbers its games and
+tournaments in blocks of its own, so they go by when a game ended and a
+tournament began (a player's games found by the index on names, then
+sorted: bounded by the player's games, not the store's).
 """
 
 from __future__ import annotations
@@ -51,11 +58,28 @@ def counts(store: ResultsStore, name: str) -> tuple[int, int]:
 
 
 def game_ids(store: ResultsStore, name: str, limit: int, before: int | None = None) -> list[int]:
+    """The ids of its newest ``limit`` games, newest first: those that ended before game ``before`` (if given)."""
+    if not store.shared:
+        rows = store.connection.execute(
+            "SELECT game_id FROM players WHERE name = CAST(? AS TEXT) AND game_id < ? ORDER BY game_id DESC LIMIT ?",
+            (stored(name), NEWEST if before is None else before, limit),
+        )
+        return [row[0] for row in rows]
+    where, args = _ended_before(before)
     rows = store.connection.execute(
-        "SELECT game_id FROM players WHERE name = CAST(? AS TEXT) AND game_id < ? ORDER BY game_id DESC LIMIT ?",
-        (stored(name), NEWEST if before is None else before, limit),
+        "SELECT players.game_id FROM players JOIN games ON games.id = players.game_id"
+        f" WHERE players.name = CAST(? AS TEXT){where} ORDER BY games.ended_at DESC, games.id DESC LIMIT ?",
+        (stored(name), *args, limit),
     )
     return [row[0] for row in rows]
+
+
+def _ended_before(before: int | None) -> tuple[str, tuple]:
+    """The condition (and its values) on ``games`` of ending before game ``before`` did (its id breaks a tie)."""
+    if before is None:
+        return "", ()
+    end = "(SELECT ended_at FROM games WHERE id = ?)"
+    return f" AND (games.ended_at < {end} OR (games.ended_at = {end} AND games.id < ?))", (before, before, before)
 
 
 def removals(store: ResultsStore, limit: int, name: str | None = None, game: str | None = None) -> list[Json]:
@@ -64,10 +88,11 @@ def removals(store: ResultsStore, limit: int, name: str | None = None, game: str
         where, args = "players.name = CAST(? AS TEXT)", (stored(name),)
     else:
         where, args = "games.ladder = 1 AND games.game = ?", (game,)
+    newest = "games.ended_at DESC, games.id DESC" if store.shared else "players.game_id DESC"
     rows = store.connection.execute(
         "SELECT players.game_id, games.game, games.ended_at, players.seat, players.name, players.removed_turn,"
         " players.removed_step, players.removed_reason FROM players JOIN games ON games.id = players.game_id"
-        f" WHERE players.removed_reason IS NOT NULL AND {where} ORDER BY players.game_id DESC, players.seat LIMIT ?",
+        f" WHERE players.removed_reason IS NOT NULL AND {where} ORDER BY {newest}, players.seat LIMIT ?",
         (*args, limit),
     )
     return [
@@ -78,13 +103,15 @@ def removals(store: ResultsStore, limit: int, name: str | None = None, game: str
 
 
 def ladder_series(store: ResultsStore, name: str, game: str, points: int) -> list[Json]:
-    """``{"id", "ended_at", "rating", "rating_sigma"}`` after its ladder games: ``points`` + 1 at most, spread evenly."""
+    """``{"id", "ended_at", "rating", "rating_sigma"}`` after its ladder games, oldest first: ``points`` + 1 at
+    most, spread evenly."""
+    order = "games.ended_at, players.game_id" if store.shared else "players.game_id"
     rows = store.connection.execute(
         "WITH series AS (SELECT players.game_id AS id, games.ended_at AS ended, players.rating_mu AS mu,"
-        " players.rating_sigma AS sigma, ROW_NUMBER() OVER (ORDER BY players.game_id) AS k, COUNT(*) OVER () AS n"
-        " FROM players JOIN games ON games.id = players.game_id WHERE players.name = CAST(? AS TEXT)"
-        " AND games.ladder = 1 AND games.game = ? AND players.rating_mu IS NOT NULL)"
-        " SELECT id, ended, mu, sigma FROM series WHERE (k - 1) % ((n + ? - 1) / ?) = 0 OR k = n ORDER BY id",
+        f" players.rating_sigma AS sigma, ROW_NUMBER() OVER (ORDER BY {order}) AS k,"
+        " COUNT(*) OVER () AS n FROM players JOIN games ON games.id = players.game_id"
+        " WHERE players.name = CAST(? AS TEXT) AND games.ladder = 1 AND games.game = ? AND players.rating_mu IS NOT NULL)"
+        " SELECT id, ended, mu, sigma FROM series WHERE (k - 1) % ((n + ? - 1) / ?) = 0 OR k = n ORDER BY k",
         (stored(name), game, points, points),
     )
     return [{"id": id, "ended_at": ended, "rating": round(mu, 3), "rating_sigma": round(sigma, 3)}
@@ -93,11 +120,12 @@ def ladder_series(store: ResultsStore, name: str, game: str, points: int) -> lis
 
 def swiss_series(store: ResultsStore, name: str, game: str, limit: int) -> list[Json]:
     """``{"tournament", "ended_at", "rating", "rating_sigma", "rank"}`` at the end of its latest Swiss tournaments."""
+    newest = "tournaments.started_at DESC, tournaments.id DESC" if store.shared else "tournaments.id DESC"
     rows = store.connection.execute(
         "SELECT tournaments.id, tournaments.ended_at, entrants.rating_mu, entrants.rating_sigma, entrants.rank"
         " FROM entrants JOIN tournaments ON tournaments.id = entrants.tournament_id"
         " WHERE entrants.name = CAST(? AS TEXT) AND tournaments.format = 'swiss' AND tournaments.game = ?"
-        " AND entrants.rating_mu IS NOT NULL ORDER BY tournaments.id DESC LIMIT ?",
+        f" AND entrants.rating_mu IS NOT NULL ORDER BY {newest} LIMIT ?",
         (stored(name), game, limit),
     ).fetchall()
     return [{"tournament": id, "ended_at": ended, "rating": round(mu, 3), "rating_sigma": round(sigma, 3),

@@ -2,13 +2,16 @@
 """The reads the web view makes of the results store, and the JSON of stored games they answer with.
 
 Offers the read functions its read process runs (``evolution.web.read_process``;
-each ``function(store, *args)``): ``recent_games(store, limit, before)``,
-``game_and_log(store, id)``, ``stored_game(store, id)``,
-``tournament_and_games(store, id)``, ``all_tournaments(store)``,
+each ``function(store, *args)``): ``recent_games(store, limit, before)`` (with
+the end of game ``before``, which pages the games of every host by time),
+``game_and_log(store, id)``, ``stored_or_running(store, id)`` (a stored
+game, else one a host is playing now), ``tournament_and_games(store, id)``
+(with those of its games hosts are playing now), ``all_tournaments(store)``,
 ``ladder(store, game, limit)``, ``ladder_removals(store, game)`` (the
 newest, with their reasons), ``player(store, name, game, limit, before)`` (a
 player's page: its games a page at a time, removals, ratings over time;
-``evolution.store.player_history``) and ``stored_overview(store, game)``;
+``evolution.store.player_history``), ``stored_overview(store, game)`` (with
+the games every host is playing now) and ``hosts(store)``;
 and the JSON of what is stored (docs/web-view.md documents each shape):
 
 - ``finished_game(record)``: a stored (or just finished) game: times, deck,
@@ -17,6 +20,9 @@ and the JSON of what is stored (docs/web-view.md documents each shape):
   place (equal scores share one), or when and why it was removed
   (``seats_json``);
 - ``player_game(record, name)``: one game of a player's page;
+- ``running_json(row)``: a game a host is playing now, as the store notes it
+  (``ResultsStore.running_games``): who plays it, since when, on which host;
+  no live picture (that is on its host's own web view);
 - ``leaderboard(tournaments)``: every player's Swiss rating from the latest
   stored Swiss tournament it played in, established ratings first
   (``ratings.tier``), then by ``mu - 3 sigma`` (the conservative value the
@@ -49,9 +55,13 @@ class Missing(Exception):
 # -- reads (in the web view's read process) ----------------------------------------
 
 
-def recent_games(store: ResultsStore, limit: int, before: int | None = None) -> list[GameRecord]:
-    """The newest ``limit`` stored games with ids below ``before``, newest first."""
-    return store.recent_games(limit, before)
+def recent_games(
+    store: ResultsStore, limit: int, before: int | None = None
+) -> tuple[list[GameRecord], tuple[str, int] | None]:
+    """The ``limit`` stored games that ended last, before game ``before`` ended (``ResultsStore.recent_games``: by
+    time, whatever host played them), newest first; and game ``before``'s (end, id), None if it is not stored."""
+    found = None if before is None else store.game(before)
+    return store.recent_games(limit, before), None if found is None else (found.ended_at, found.id)
 
 
 def game_and_log(store: ResultsStore, game_id: int) -> tuple[GameRecord | None, list | None]:
@@ -59,13 +69,23 @@ def game_and_log(store: ResultsStore, game_id: int) -> tuple[GameRecord | None, 
     return game, (store.game_log(game_id) if game is not None else None)
 
 
-def stored_game(store: ResultsStore, game_id: int) -> GameRecord | None:
-    return store.game(game_id)
+def stored_or_running(store: ResultsStore, game_id: int) -> GameRecord | Json | None:
+    """Game ``game_id`` as stored, else as a host playing it now noted it (``running_json``), else None."""
+    record = store.game(game_id)
+    if record is not None:
+        return record
+    return next((running_json(row) for row in store.running_games() if row["id"] == game_id), None)
 
 
-def tournament_and_games(store: ResultsStore, tournament_id: int) -> tuple[TournamentRecord | None, list[GameRecord]]:
+def tournament_and_games(
+    store: ResultsStore, tournament_id: int
+) -> tuple[TournamentRecord | None, list[GameRecord], list[Json]]:
+    """A tournament, its stored games, and those of its games a host is playing now (``running_json``)."""
     tournament = store.tournament(tournament_id)
-    return tournament, (store.games(tournament_id) if tournament is not None else [])
+    if tournament is None:
+        return None, [], []
+    running = [running_json(row) for row in store.running_games() if row["tournament_id"] == tournament_id]
+    return tournament, store.games(tournament_id), running
 
 
 def all_tournaments(store: ResultsStore) -> list[TournamentRecord]:
@@ -77,13 +97,24 @@ def ladder(store: Any, game: str, limit: int | None = None) -> list[Json]:
 
 
 def stored_overview(store: Any, game: str) -> Json:
+    """The overview's stored part: the newest games, the tournaments, the leaderboard and ladder of ``game``, and
+    the games every host is playing now (``running_json``; the web view shows its own host's live instead)."""
     tournaments = all_tournaments(store)
     return {
-        "recent_games": [finished_game(game) for game in recent_games(store, RECENT)],
+        "recent_games": [finished_game(game) for game in store.recent_games(RECENT)],
         "tournaments": [tournament.to_json() for tournament in tournaments],
         "leaderboard": leaderboard(t for t in tournaments if t.game == game),
         "ladder": ladder(store, game, LEADERS),
+        "running_games": [running_json(row) for row in store.running_games()],
     }
+
+
+def hosts(store: ResultsStore) -> list[Json]:
+    """Every host of the store (``ResultsStore.hosts``: its games stored, running now, when its last one ended).
+
+    It counts every stored game (no index holds them by host): the web view reads it seldom (``model.HOSTS_MAX_AGE``).
+    """
+    return store.hosts()
 
 
 def ladder_removals(store: ResultsStore, game: str) -> list[Json]:
@@ -99,7 +130,9 @@ def player(store: ResultsStore, name: str, game: str, limit: int, before: int | 
     if not history.known(store, name):
         return None
     games, removed = history.counts(store, name)
-    rows = [player_game(record, name) for record in store.games_by_id(history.game_ids(store, name, limit, before))]
+    ids = history.game_ids(store, name, limit, before)
+    records = {record.id: record for record in store.games_by_id(ids)}
+    rows = [player_game(records[game_id], name) for game_id in ids if game_id in records]
     standing = history.ladder_standing(store, name, game)
     return {
         "name": name,
@@ -131,6 +164,7 @@ def finished_game(record: GameRecord) -> Json:
     return {
         "id": record.id,
         "game": record.game,
+        "host": record.host,
         "status": "finished",
         "outcome": record.outcome,
         "started_at": record.started_at,
@@ -153,7 +187,8 @@ def player_game(record: GameRecord, name: str) -> Json:
     place = placed.get(seat.seat)
     tied = place is not None and list(placed.values()).count(place) > 1
     row = {
-        "id": record.id, "game": record.game, "ended_at": record.ended_at, "outcome": record.outcome,
+        "id": record.id, "game": record.game, "host": record.host, "ended_at": record.ended_at,
+        "outcome": record.outcome,
         "tournament": tournament_place(record.tournament_id, record.round), "ladder": record.ladder,
         "players": len(record.players), "seat": seat.seat, "score": seat.score, "rank": seat.rank, "place": place,
         "tied": tied, "tie_break": record.tie_break() if tied else None, "removed": seat.removal(),
@@ -163,12 +198,25 @@ def player_game(record: GameRecord, name: str) -> Json:
     return row
 
 
+def running_json(row: dict[str, Any]) -> Json:
+    """A game a host is playing now, as the store notes it when it begins (``ResultsStore.running_games``): its
+    seats' names, no score; ``live`` false: its live picture is on its host's own web view."""
+    return {
+        "id": row["id"], "game": row["game"], "host": row["host"], "status": "running", "live": False,
+        "started_at": row["started_at"], "tournament": tournament_place(row["tournament_id"], row["round"]),
+        "ladder": row["ladder"],
+        "players": [{"seat": seat, "name": name, "score": None, "removed": None}
+                    for seat, name in enumerate(row["names"], start=1)],
+    }
+
+
 def leaderboard(tournaments: Iterable[TournamentRecord], limit: int = LEADERS) -> list[Json]:
-    """Each player's rating after its latest Swiss tournament: established first (``ratings.tier``), then by
-    mu - 3 sigma; ``games`` and ``removals`` count its games in that tournament, which rated it."""
+    """Each player's rating after its latest Swiss tournament (by when it began: tournaments of several hosts have
+    ids of each host's own): established first (``ratings.tier``), then by mu - 3 sigma; ``games`` and ``removals``
+    count its games in that tournament, which rated it."""
     latest: dict[str, Json] = {}
     played: dict[str, int] = {}
-    for tournament in sorted(tournaments, key=lambda t: t.id):
+    for tournament in sorted(tournaments, key=lambda t: (t.started_at, t.id)):
         if tournament.format != "swiss":
             continue
         for entrant in tournament.entrants:

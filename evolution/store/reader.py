@@ -3,7 +3,8 @@
 
 Offers ``StoreReader(path, reactor, program, max_waiting, read_limit)``,
 ``Busy`` and ``Unanswered`` (a ``Busy``: each message is the sentence a
-page shows with its 503):
+page shows with its 503), and ``read_only(db)`` (the store as a web view
+that plays no games opens it: a PostgreSQL one refuses it any write):
 
 - ``start()`` / ``stop()`` (the web service calls them; ``stop()`` fires
   once the read process has ended, or after ``STOP_LIMIT`` seconds);
@@ -26,12 +27,24 @@ from twisted.internet.defer import Deferred, fail, succeed
 from twisted.logger import Logger
 
 from evolution.processes.child import ChildProcess
-from evolution.store.postgres import shown
+from evolution.store.postgres import is_url, shown
 
 log = Logger()
 MAX_WAITING = 32
 READ_LIMIT = 5.0
 STOP_LIMIT = 2.0  # seconds stop() waits for the read process to end (it ends by itself later if its disk hangs)
+
+
+READ_ONLY = "options=-c%20default_transaction_read_only%3Don"  # libpq: every transaction of the session read-only
+
+
+def read_only(db: str | Path) -> str | Path:
+    """``db`` as a web view that plays no games (``twistd evolution --view-only``) opens it: a PostgreSQL URL whose
+    sessions refuse every write, even to make or upgrade the store's tables (a host does that); an SQLite file as
+    it is."""
+    if not is_url(db):
+        return db
+    return f"{db}{'&' if '?' in str(db) else '?'}{READ_ONLY}"
 
 
 class Busy(Exception):

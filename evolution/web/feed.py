@@ -7,6 +7,9 @@ runner (``GameRunner``, or ``PooledRunner`` whose games are in worker
 processes), its sign-up lobby and its tournaments. The web view reads it in
 the host's process (``--workers 0``, and the tests), or from its own process
 over a channel (``evolution.web.feed_channel``) that offers the same.
+``NoGames(game, host)`` is the feed of a process that plays no games
+(``twistd evolution --view-only``): nothing runs, no lobby; everything the
+web view shows comes from the store.
 
 A feed answers with Deferreds (a running game's picture may be drawn in a
 worker) and tells its watchers, ``callback(event, value)``:
@@ -39,6 +42,8 @@ LOGS_KEPT = 8  # message logs of the games just over, for their replays before t
 
 class Feed(Protocol):
     game: str  # the name of the game the host serves (``evolution.games``)
+    host: str | None  # the host's name (``--host-name``), stored with each of its games
+    plays_games: bool  # False: a web view that plays none (``NoGames``)
 
     def watch(self, callback: Callable[[str, Any], None]) -> None: ...
 
@@ -51,7 +56,7 @@ class Feed(Protocol):
         """A running game's whole picture (summary, table, lines), or None."""
 
     def lobby(self) -> Deferred[Json]:
-        """``{"lobby": lobby_json, "digest": text that changes when the lobby's picture does}``."""
+        """``{"lobby": lobby_json (None: no lobby), "digest": text that changes when the lobby's picture does}``."""
 
     def tournaments(self) -> Deferred[list[Json]]:
         """The tournaments in progress, as ``TournamentRecord.to_json()``."""
@@ -88,9 +93,12 @@ class Telling:
 class HostFeed(Telling):
     """The feed of the host in this process (see the module's docstring)."""
 
+    plays_games = True
+
     def __init__(self, runner: Any, lobby: Any, tournaments: Any, clock: Any) -> None:
         self.runner = runner
         self.game = runner.game.name
+        self.host = runner.settings.host_name
         self.lobby_source = lobby
         self.tournament_source = tournaments
         self.clock = clock
@@ -176,6 +184,38 @@ class HostFeed(Telling):
 
     def is_storing(self, game_id: int) -> bool:
         return game_id in self.storing
+
+
+class NoGames(Telling):
+    """The feed of a process that plays no games (``--view-only``): it tells nothing, runs nothing, has no lobby."""
+
+    plays_games = False
+
+    def __init__(self, game: str, host: str | None = None) -> None:
+        self.game = game
+        self.host = host  # the web view's own name (``--host-name``): no game of the store is this one's
+        self._watchers = []
+
+    def is_running(self, game_id: int) -> bool:
+        return False
+
+    def running(self) -> Deferred[list[Json]]:
+        return succeed([])
+
+    def picture(self, game_id: int) -> Deferred[Json | None]:
+        return succeed(None)
+
+    def lobby(self) -> Deferred[Json]:
+        return succeed({"lobby": None, "digest": ""})
+
+    def tournaments(self) -> Deferred[list[Json]]:
+        return succeed([])
+
+    def finished_log(self, game_id: int) -> str | None:
+        return None
+
+    def is_storing(self, game_id: int) -> bool:
+        return False
 
 
 def gathered(deferreds: list[Deferred]) -> Deferred[list[Any]]:

@@ -159,10 +159,13 @@ class _Kept:
 class FeedClient(Telling, QuietAMP):
     """A ``Feed`` read from the host over the channel (docs/web-view.md, "Inside the web view")."""
 
-    def __init__(self, clock: Any, game: str) -> None:
+    plays_games = True
+
+    def __init__(self, clock: Any, game: str, host: str | None = None) -> None:
         super().__init__()
         self.clock = clock
         self.game = game
+        self.host = host
         self.running_ids: dict[int, int | None] = {}  # game id -> its tournament, as of the last poll
         self.storing_ids: set[int] = set()  # games over that the store does not hold yet, as of the last poll
         self._kept: dict[Any, _Kept] = {}

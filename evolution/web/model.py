@@ -10,13 +10,19 @@ does not answer in time fails with ``Unanswered``, a 503):
 push hub's ``mark``) hears the name of every picture that changed. And
 ``Shared`` (one read under way per key, however many ask for it).
 
+The store may be shared by several hosts: games are ordered by when they
+ended, not by id (each host numbers its games in blocks of its own); the
+games the other hosts are playing now come from the store, without a live
+picture (that is on their own web views); the overview names every host of
+the store, and which one this web view is.
+
 Where each answer comes from (feed or store), and why a game just over is
 never a 404: docs/web-view.md, "Inside the web view".
 """
 
 from __future__ import annotations
 
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from typing import Any, Callable
 
 from twisted.internet.defer import Deferred, fail, maybeDeferred, succeed
@@ -33,6 +39,7 @@ log = Logger()
 Json = Any
 REPLAYS_KEPT = 16
 STORED_MAX_AGE = 10.0
+HOSTS_MAX_AGE = 60.0  # the store's hosts are counted over every stored game: read seldom
 STORING_WAIT = 5.0  # seconds a read of a game just over waits for the feed to say it is over and stored
 
 
@@ -74,8 +81,11 @@ class WebModel:
         self.finished: OrderedDict[int, GameRecord] = OrderedDict()
         self._replays: OrderedDict[int, Encoded] = OrderedDict()
         self._reading = Shared()  # the overview's stored part ("stored"), and replays (game ids)
-        self._stored: Json = {"recent_games": [], "tournaments": [], "leaderboard": [], "ladder": []}
+        self._stored: Json = {"recent_games": [], "tournaments": [], "leaderboard": [], "ladder": [],
+                              "running_games": []}
         self._stored_at = float("-inf")
+        self._hosts: list[Json] = []
+        self._hosts_at = float("-inf")
         self._lobby_digest: str | None = None
         self._unsettled: list[tuple[Callable[[int], bool], int, Deferred]] = []  # reads of games just over: _once
         self.following = True
@@ -180,19 +190,38 @@ class WebModel:
             self._stored, self._stored_at = result, self.clock.seconds()
         return self._stored
 
+    def _hosts_part(self) -> Deferred[list[Json]]:
+        """The store's hosts (``queries.hosts``), read again once older than ``HOSTS_MAX_AGE``; a read that fails
+        leaves the last ones (the overview does not wait on a count of every game)."""
+        if self.clock.seconds() - self._hosts_at < HOSTS_MAX_AGE:
+            return succeed(self._hosts)
+        return self._reading.read("hosts", lambda: self.reader.read("hosts"), self._hosts_read)
+
+    def _hosts_read(self, result: Any) -> list[Json]:
+        if isinstance(result, Failure):
+            if not result.check(Busy):
+                log.failure("the web view could not read the store's hosts", result)
+        else:
+            self._hosts, self._hosts_at = result, self.clock.seconds()
+        return self._hosts
+
     def overview(self) -> Deferred[Json]:
-        parts = [self._stored_part(), self.feed.lobby(), self.feed.running(), self.feed.tournaments()]
+        parts = [self._stored_part(), self._hosts_part(), self.feed.lobby(), self.feed.running(),
+                 self.feed.tournaments()]
         return gathered(parts).addCallback(lambda found: self._overview(*found))
 
-    def _overview(self, stored: Json, lobby: Json, running: list[Json], live: list[Json]) -> Json:
+    def _overview(self, stored: Json, hosts: list[Json], lobby: Json, running: list[Json], live: list[Json]) -> Json:
         self._lobby_digest = lobby["digest"]
         finished = {data["id"]: data for data in stored["recent_games"]}
         finished.update((game_id, finished_game(record)) for game_id, record in self.finished.items())
-        recent = sorted(finished.values(), key=lambda data: -data["id"])[:RECENT]
+        recent = _newest_first(finished.values())[:RECENT]
         tournaments = _with_live_tournaments(stored["tournaments"], live)
         return {
+            "view": {"host": self.feed.host, "plays_games": self.feed.plays_games},
             "lobby": lobby["lobby"],
-            "running": running,
+            "running": [self._here(game) for game in running],
+            "running_elsewhere": [game for game in stored["running_games"] if not self._ours(game)],
+            "hosts": _hosts_now(hosts, stored["running_games"]),
             "recent_games": recent,
             "tournaments": [t for t in tournaments if t["status"] == "running"]
             + [t for t in reversed(tournaments) if t["status"] != "running"][:RECENT],
@@ -202,16 +231,35 @@ class WebModel:
 
     # -- games ------------------------------------------------------------------------
 
-    def games(self, limit: int, before: int | None = None) -> Deferred[list[Json]]:
-        def merged(found: list[Any]) -> list[Json]:
-            records, running = found
-            games = {record.id: finished_game(record) for record in records}
-            games.update((game_id, finished_game(record)) for game_id, record in self.finished.items())
-            games.update((game["id"], game) for game in running)
-            ids = sorted((i for i in games if before is None or i < before), reverse=True)
-            return [games[i] for i in ids[:limit]]
+    def _here(self, game: Json) -> Json:
+        """A game this host is playing, as the feed pictures it: named with this host, its picture live."""
+        return game | {"host": self.feed.host, "live": True}
 
-        return gathered([self.reader.read("recent_games", limit, before), self.feed.running()]).addCallback(merged)
+    def _ours(self, game: Json) -> bool:
+        """Whether a game the store says is running is this host's (then the feed has it live, or just over)."""
+        feed = self.feed
+        return feed.plays_games and (game["host"] == feed.host or feed.is_running(game["id"])
+                                     or feed.is_storing(game["id"]) or game["id"] in self.finished)
+
+    def games(self, limit: int, before: int | None = None) -> Deferred[list[Json]]:
+        """This host's running games (newest first), then the stored games of every host, by when they ended, newest
+        first; ``before``: those after that game."""
+        ours_too = before is None or self.feed.is_running(before)
+        read = self.reader.read("recent_games", limit, None if ours_too else before)
+        return gathered([read, self.feed.running()]).addCallback(self._games_page, limit, before, ours_too)
+
+    def _games_page(self, found: list[Any], limit: int, before: int | None, ours_too: bool) -> list[Json]:
+        (records, anchor), running = found
+        playing = {game["id"] for game in running}
+        ours = [self._here(game) for game in sorted(running, key=lambda game: -game["id"])
+                if ours_too and (before is None or game["id"] < before)]
+        if before in self.finished:
+            anchor = (self.finished[before].ended_at, before)
+        over = {record.id: finished_game(record) for record in records}
+        over.update((game_id, finished_game(record)) for game_id, record in self.finished.items()
+                    if ours_too or anchor is not None and (record.ended_at, game_id) < anchor)
+        finished = _newest_first(game for game in over.values() if game["id"] not in playing)
+        return (ours + finished)[:limit]
 
     def is_running(self, game_id: int) -> bool:
         return self.feed.is_running(game_id)
@@ -220,7 +268,7 @@ class WebModel:
         """A running game's whole picture, or None once it is not running."""
         if not self.feed.is_running(game_id):
             return succeed(None)
-        return self.feed.picture(game_id)
+        return self.feed.picture(game_id).addCallback(lambda picture: None if picture is None else self._here(picture))
 
     def finished_json(self, record: GameRecord) -> Json:
         return finished_game(record) | {"replay": f"/api/games/{record.id}/replay"}
@@ -234,10 +282,11 @@ class WebModel:
         return self._once(self._record_here, game_id, lambda: self._finished_or_stored(game_id))
 
     def _finished_or_stored(self, game_id: int) -> Any:
+        """A game just over here, else the stored one, else one another host is playing (``running_json``)."""
         if game_id in self.finished:
             return self.finished_json(self.finished[game_id])
-        return self.reader.read("stored_game", game_id).addCallback(
-            lambda record: None if record is None else self.finished_json(record)
+        return self.reader.read("stored_or_running", game_id).addCallback(
+            lambda found: self.finished_json(found) if isinstance(found, GameRecord) else found
         )
 
     def replay(self, game_id: int) -> Deferred[Encoded]:
@@ -297,7 +346,7 @@ class WebModel:
 
     def tournament(self, tournament_id: int) -> Deferred[Json | None]:
         def merged(found: list[Any]) -> Json | None:
-            (record, games), live, running = found
+            (record, games, elsewhere), live, running = found
             data = next((t for t in live if t["id"] == tournament_id), None)
             if data is None and record is not None:
                 data = record.to_json()
@@ -309,14 +358,32 @@ class WebModel:
                     summaries[game_id] = finished_game(game)
             for game in running:
                 if (game["tournament"] or {}).get("id") == tournament_id:
-                    summaries[game["id"]] = game
-            return data | {"game_summaries": [summaries[i] for i in sorted(summaries)]}
+                    summaries[game["id"]] = self._here(game)
+            for game in elsewhere:
+                if not self._ours(game):
+                    summaries.setdefault(game["id"], game)
+            return data | {"game_summaries": sorted(summaries.values(), key=lambda game: (game["started_at"], game["id"]))}
 
         parts = [self.reader.read("tournament_and_games", tournament_id), self.feed.tournaments(), self.feed.running()]
         return gathered(parts).addCallback(merged)
 
 
 def _with_live_tournaments(stored: list[Json], live: list[Json]) -> list[Json]:
+    """The stored tournaments, those this host runs as it has them now; by when they began (ids of each host's own)."""
     tournaments = {data["id"]: data for data in stored}
     tournaments.update((data["id"], data) for data in live)
-    return [tournaments[tid] for tid in sorted(tournaments)]
+    return sorted(tournaments.values(), key=lambda data: (data["started_at"], data["id"]))
+
+
+def _newest_first(games: Any) -> list[Json]:
+    """Finished games by when they ended, the newest first (whatever host played them; the id breaks a tie)."""
+    return sorted(games, key=lambda game: (game["ended_at"], game["id"]), reverse=True)
+
+
+def _hosts_now(hosts: list[Json], running: list[Json]) -> list[Json]:
+    """The store's hosts (read seldom), each with the games it is playing now (read with the overview's stored
+    part); a host playing its first games is among them."""
+    counts = Counter(game["host"] for game in running)
+    now = {row["host"]: row | {"running": counts.pop(row["host"], 0)} for row in hosts}
+    now.update((host, {"host": host, "games": 0, "running": count, "last_ended": None}) for host, count in counts.items())
+    return sorted(now.values(), key=lambda row: (row["host"] is None, row["host"] or ""))

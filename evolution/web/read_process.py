@@ -55,13 +55,14 @@ def _encoded(read: Callable[..., Json]) -> Callable[..., Encoded]:
 
 READS: dict[str, Callable[..., Any]] = {
     "recent_games": queries.recent_games,
-    "stored_game": queries.stored_game,
+    "stored_or_running": queries.stored_or_running,
     "tournament_and_games": queries.tournament_and_games,
     "all_tournaments": queries.all_tournaments,
     "ladder": queries.ladder,
     "ladder_removals": queries.ladder_removals,
     "player": queries.player,
     "stored_overview": queries.stored_overview,
+    "hosts": queries.hosts,
     "stored_replay": _encoded(stored_replay),
     "replay_of_text": _encoded(replay_of_text),
     "stored_transcript": stored_transcript,

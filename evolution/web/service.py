@@ -20,7 +20,10 @@ Offers:
   port, for tests; ``start()`` and ``stop()``;
 - ``build_site(view, hub, store_refresh, max_connections, budget) -> Site``:
   the ``twisted.web`` site alone (``evolution.web.visitor_bounds.BoundedSite``; a
-  ``CPUBudget`` in the web view's own process).
+  ``CPUBudget`` in the web view's own process);
+- ``store_view_service(endpoint, reactor, db_path, game, host=None,
+  **settings) -> WebService``: the web view of a process that plays no games
+  (``twistd evolution --view-only``): over the store alone (``NoGames``).
 
 With worker processes (``--workers`` above 0) the host serves the web view
 from a process of its own instead: ``evolution.web.web_process``.
@@ -41,7 +44,7 @@ from twisted.web.server import Site
 from evolution.net.endpoints import ListeningService
 from evolution.store.reader import StoreReader
 from evolution.web import read_process
-from evolution.web.feed import Feed, HostFeed
+from evolution.web.feed import Feed, HostFeed, NoGames
 from evolution.web.model import WebModel
 from evolution.web.push import Hub
 from evolution.web.routes import WebResource
@@ -127,4 +130,14 @@ def web_service(
 ) -> WebService:
     """The web view on ``endpoint``; ``echo``: a port that cannot be had is said on stderr too (``ListeningService``)."""
     app = WebApp(reactor, runner, lobby, db_path, tournaments, **settings)
+    return WebService(app, endpoints.serverFromString(reactor, endpoint), endpoint, echo)
+
+
+def store_view_service(
+    endpoint: str, reactor: Any, db_path: str, game: str, host: str | None = None, echo: bool = True,
+    **settings: Any,
+) -> WebService:
+    """The web view of a process that plays no games, on ``endpoint``: every page from the store (``db_path``,
+    which it only reads), no lobby and no live picture; ``game``: whose ladder it shows; ``host``: its own name."""
+    app = WebApp.of(NoGames(game, host), reactor, db_path, **settings)
     return WebService(app, endpoints.serverFromString(reactor, endpoint), endpoint, echo)

@@ -48,7 +48,7 @@ class WebProcessService(service.Service):
         self.echo = echo
         self.feed = feed
         self.config = {"db": str(db_path), "endpoint": description, "max_connections": max_connections,
-                       "game": feed.game}
+                       "game": feed.game, "host": feed.host}
         self.listening: tuple[int, int] | None = None
         self.process: Any = None
         self.channel: Any = None
@@ -128,7 +128,7 @@ def main(argv: list[str] | None = None) -> None:
 
     config = json.loads((argv or sys.argv[1:])[0])
     forwarder = forward_log(reactor, "web view")
-    feed = FeedClient(reactor, config["game"])
+    feed = FeedClient(reactor, config["game"], config["host"])
     forwarder.channel = feed
     child_channel(reactor, feed)
     app = WebApp.of(feed, reactor, config["db"], max_connections=config["max_connections"], budget=CPUBudget())

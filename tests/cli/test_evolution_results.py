@@ -160,3 +160,48 @@ def test_the_ladder_marks_provisional_ratings_and_ranks_them_after_the_establish
                         " established one; a bot removed from every game it played comes last")
     assert [line.split()[1] for line in lines[3:]] == ["old", "also", "new", "gone"]
     assert [line.split("+-")[1].split()[0].endswith("?") for line in lines[3:]] == [False, False, True, True]
+
+
+# -- hosts ------------------------------------------------------------------------------------
+
+
+def test_each_game_and_tournament_names_its_host_and_hosts_lists_them(tmp_path, capsys):
+    from dataclasses import replace
+
+    from evolution.store.operations import game_begun
+
+    db = tournament_store(tmp_path)
+    store = ResultsStore.open(db)
+    store.record(replace(GAME, host="lab3:45678"))
+    store.record(replace(GAME, host="lab3:45678", ended_at="2026-01-01T00:09:00.000+00:00"))
+    store.record(replace(GAME, host="\x1b[2Jlab4"))
+    store.apply(game_begun(50, "lab3:45678", "2026-01-01T00:10:00.000+00:00", "evolution", ["a", "b", "c"],
+                           "shuffled", 1, {}, None, False))
+    store.close()
+    assert main(["--db", db]) == 0
+    headers = [line for line in capsys.readouterr().out.splitlines() if line.startswith("game #")]
+    assert [header.split("  ")[2] for header in headers] == [  # game #ID, when it began, where
+        "sorted deck", "on lab3:45678", "on lab3:45678", "on \\x1b[2Jlab4"]
+    assert main(["--db", db, "--hosts"]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "  host         games  running  last game ended",
+        "  \\x1b[2Jlab4      1        0  2026-01-01T00:00:01.000+00:00",
+        "  lab3:45678       2        1  2026-01-01T00:09:00.000+00:00",
+        "  (none)           1        0  2026-01-01T00:00:01.000+00:00",
+        "  (none): games stored before hosts had names (a store older than version 7)",
+    ]
+    assert main(["--db", db, "--hosts", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)[1] == {
+        "host": "lab3:45678", "games": 2, "running": 1, "last_ended": "2026-01-01T00:09:00.000+00:00"}
+
+
+def test_a_tournament_line_names_the_host_that_ran_it(tmp_path, capsys):
+    from evolution.store.operations import tournament_begun
+    from evolution.store.records import EntrantRecord, TournamentRecord
+
+    store = ResultsStore.open(tmp_path / "r.sqlite")
+    store.apply(tournament_begun(TournamentRecord(3, "knockout", "running", "t0", None, {}, (EntrantRecord(1, "a"),),
+                                                  host="lab3:45678")))
+    store.close()
+    assert main(["--db", str(tmp_path / "r.sqlite"), "--tournaments"]) == 0
+    assert capsys.readouterr().out.startswith("tournament #3  knockout  running      t0  on lab3:45678  1 player  ")

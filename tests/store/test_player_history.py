@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
+from datetime import datetime, timedelta, timezone
 
 import pytest
 
@@ -15,6 +16,11 @@ from evolution.store.results_store import ResultsStore
 from tests.support.webhosting import apply, tournament_operations
 
 ODD = "\ud800 odd/bot %41"  # a lone surrogate, a slash and a percent sign: any JSON string is a name
+
+
+def at(seconds: int) -> str:
+    """A moment, ``seconds`` after the first of the tests' games began."""
+    return (datetime(2026, 1, 1, tzinfo=timezone.utc) + timedelta(seconds=seconds)).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def game(game_id: int, seats: list[tuple[str, int | None]], ladder: bool = False, kind: str = "evolution",
@@ -29,8 +35,8 @@ def game(game_id: int, seats: list[tuple[str, int | None]], ladder: bool = False
             None if score is not None else 2, None if score is not None else "choose",
             None if score is not None else f"bad reply in game {game_id}", rating_mu=mu, rating_sigma=sigma,
         ))
-    return GameRecord(f"2026-01-01T00:00:{game_id % 60:02d}Z", f"2026-01-01T00:01:{game_id % 60:02d}Z", "shuffled",
-                      game_id, 3, "finished", tuple(records), game_id, game=kind, ladder=ladder)
+    return GameRecord(at(game_id), at(game_id + 60), "shuffled", game_id, 3, "finished", tuple(records), game_id,
+                      game=kind, ladder=ladder)
 
 
 @pytest.fixture
@@ -103,7 +109,7 @@ def test_a_ladder_rating_series_is_a_few_hundred_points_at_most_spread_over_ever
     assert len(history.ladder_series(store, "ann", "evolution", 2000)) == 1000
     [fish_seat] = [seat for seat in store.game(1001).players if seat.name == "ann"]
     assert history.ladder_series(store, "ann", "fish", 200) == [{
-        "id": 1001, "ended_at": "2026-01-01T00:01:41Z", "rating": round(fish_seat.rating_mu, 3),
+        "id": 1001, "ended_at": at(1061), "rating": round(fish_seat.rating_mu, 3),
         "rating_sigma": round(fish_seat.rating_sigma, 3)}]
 
 
@@ -160,3 +166,33 @@ def test_a_version_4_store_is_upgraded_with_the_indexes_and_keeps_its_games(tmp_
         assert history.game_ids(store, "old bot", 10) == [1]
     finally:
         store.close()
+
+
+def test_in_a_store_several_hosts_share_a_players_history_goes_by_time_not_by_id(store):
+    """Each host numbers its games in a block of its own: beta's ids are above alpha's, whenever they ended."""
+    if not store.shared:
+        pytest.skip("one host writes an SQLite store: its ids are in time order")
+    from dataclasses import replace
+
+    played = [  # (id, host, seconds after the first, ann's score: None, removed)
+        (1_000_001, "beta", 5, None), (1, "alpha", 10, 4), (1_000_002, "beta", 20, 1), (2, "alpha", 30, None),
+        (1_000_003, "beta", 40, 5),
+    ]
+    for game_id, host, seconds, score in played:  # stored as they ended: the ladder rates them in that order
+        record = game(game_id, [("ann", score), ("bo", 3)], ladder=True)
+        store.record(replace(record, started_at=at(seconds - 1), ended_at=at(seconds), host=host))
+    newest = [1_000_003, 2, 1_000_002, 1, 1_000_001]
+    assert history.game_ids(store, "ann", 2) == newest[:2]
+    assert history.game_ids(store, "ann", 2, before=2) == newest[2:4]
+    assert history.game_ids(store, "ann", 2, before=1) == newest[4:]
+    assert [removal["id"] for removal in history.removals(store, 5, name="ann")] == [2, 1_000_001]
+    assert [removal["id"] for removal in history.removals(store, 5, game="evolution")] == [2, 1_000_001]
+    series = history.ladder_series(store, "ann", "evolution", 200)
+    assert [point["id"] for point in series] == newest[::-1]
+    [(_, standing)] = [row for row in store.ladder("evolution") if row[1].name == "ann"]
+    assert series[-1]["rating"] == round(standing.rating_mu, 3)  # the latest point is its rating now
+    page = player(store, "ann", "evolution", 3)
+    assert [(row["id"], row["host"]) for row in page["games"]] == [
+        (1_000_003, "beta"), (2, "alpha"), (1_000_002, "beta")]
+    assert page["next"] == 1_000_002
+    assert [row["id"] for row in player(store, "ann", "evolution", 3, before=page["next"])["games"]] == newest[3:]

@@ -309,3 +309,38 @@ def test_each_host_minds_its_running_games_and_a_restart_aborts_only_its_own(db)
         assert store.ladder() == []  # an aborted game counts for no one
     finally:
         store.close()
+
+
+# -- the hosts of a store, and the games they are playing -----------------------------------
+
+
+def test_a_stores_hosts_and_the_games_they_are_playing_are_read_back(db):
+    """Each host with its games stored, running and last game's end (games from before hosts had names under
+    None, last); the games being played on every host, oldest first, until each is stored."""
+    from dataclasses import replace
+
+    from evolution.store.operations import game_begun
+
+    store = ResultsStore.open(db)
+    for host, ended in [("beta", "01:00"), ("alpha", "02:00"), ("alpha", "03:00"), (None, "00:30")]:
+        store.record(replace(GAME, host=host, ended_at=f"2026-01-01T{ended}.000+00:00"))
+    store.apply(game_begun(5_000_001, "gamma", "2026-01-02T00:00:09.000+00:00", "fish", ["ann", "\ud800bo"],
+                           "random", 5, {"timeout": 10.0}, (7, 2), False))
+    store.apply(game_begun(90, "alpha", "2026-01-02T00:00:01.000+00:00", "evolution", ["cy", "dee", "eve"],
+                           "shuffled", 1, {}, None, True))
+    assert store.hosts() == [
+        {"host": "alpha", "games": 2, "running": 1, "last_ended": "2026-01-01T03:00.000+00:00"},
+        {"host": "beta", "games": 1, "running": 0, "last_ended": "2026-01-01T01:00.000+00:00"},
+        {"host": "gamma", "games": 0, "running": 1, "last_ended": None},
+        {"host": None, "games": 1, "running": 0, "last_ended": "2026-01-01T00:30.000+00:00"},
+    ]
+    assert store.running_games() == [
+        {"id": 90, "host": "alpha", "started_at": "2026-01-02T00:00:01.000+00:00", "game": "evolution",
+         "tournament_id": None, "round": None, "ladder": True, "names": ["cy", "dee", "eve"]},
+        {"id": 5_000_001, "host": "gamma", "started_at": "2026-01-02T00:00:09.000+00:00", "game": "fish",
+         "tournament_id": 7, "round": 2, "ladder": False, "names": ["ann", "\ud800bo"]},
+    ]
+    store.record(replace(GAME, id=90, host="alpha", ended_at="2026-01-02T00:05:00.000+00:00"))
+    assert [game["id"] for game in store.running_games()] == [5_000_001]
+    assert store.hosts()[0] == {"host": "alpha", "games": 3, "running": 0, "last_ended": "2026-01-02T00:05:00.000+00:00"}
+    store.close()

@@ -4,7 +4,8 @@ Offers:
 
 - ``new_web_host(test, *host_options, web={...})``: ``hosting.LocalHost``
   plus the web view (``evolution.web.service.WebApp``) listening on a free
-  loopback port; ``host.url(path)``; ``host.sign_up_in_order(names, delay)``;
+  loopback port (``WebHost(directory, ..., db=URL, host=NAME)``: on a store
+  several hosts share); ``host.url(path)``; ``host.sign_up_in_order(names, delay)``;
   ``host.until_turn(game_id, turn)``;
   stopped when the test ends;
 - ``get(url)``: a real HTTP GET (urllib, on a thread) -> ``Response``;
@@ -59,8 +60,9 @@ QUICK = ("--timeout", ANSWER_LIMIT, "--signup-timeout", SIGNUP_LIMIT)  # games s
 
 
 class WebHost(LocalHost):
-    def __init__(self, directory: Path, *extra: str, web: dict[str, Any] | None = None, tournaments: Any = None) -> None:
-        super().__init__(directory, *extra)
+    def __init__(self, directory: Path, *extra: str, web: dict[str, Any] | None = None, tournaments: Any = None,
+                 **store: Any) -> None:
+        super().__init__(directory, *extra, **store)  # db=, and the store writer's host=, journal=, ...
         source = tournaments if tournaments is not None else self.tournaments
         self.app = WebApp(reactor, self.runner, self.factory, self.options["db"], source, **(web or {}))
         self.app.start()

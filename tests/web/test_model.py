@@ -30,38 +30,11 @@ from evolution.store.queries import Missing
 from evolution.store.reader import Busy
 from evolution.store.records import GameRecord
 from evolution.store.results_store import ResultsStore
-from evolution.web.feed import Telling
+from evolution.web.feed import NoGames, Telling
 from evolution.web.feed_channel import POLL_EVERY, FeedClient, FeedServer
 from evolution.web.model import STORING_WAIT, WebModel
 from evolution.web.read_process import READS, Encoded
 from tests.support.webhosting import tournament_operations
-
-
-class Idle(Telling):
-    """The feed of a host that runs nothing."""
-
-    game = "evolution"
-
-    def __init__(self) -> None:
-        self._watchers = []
-
-    def is_running(self, game_id: int) -> bool:
-        return False
-
-    def lobby(self) -> Any:
-        return succeed({"lobby": {}, "digest": ""})
-
-    def running(self) -> Any:
-        return succeed([])
-
-    def tournaments(self) -> Any:
-        return succeed([])
-
-    def finished_log(self, game_id: int) -> None:
-        return None
-
-    def is_storing(self, game_id: int) -> bool:
-        return False
 
 
 class Host(Telling):
@@ -129,7 +102,7 @@ def store(tmp_path):
 @pytest.mark.parametrize("page", ["overview", "replay"])
 def test_a_read_refused_at_once_is_busy_and_the_next_asker_reads_again(store, page):
     reader = Reader(store)
-    view = WebModel(Idle(), reader, Clock())
+    view = WebModel(NoGames("evolution"), reader, Clock())
     ask = view.overview if page == "overview" else lambda: view.replay(7)
     reader.busy = True
     with pytest.raises(Busy):

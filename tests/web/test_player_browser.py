@@ -78,7 +78,7 @@ class PlayerPageTests(unittest.TestCase):
             arrived(cheater, "h1 .name")
             self.assertEqual(text(cheater, "h1"), "cheater")
             self.assertEqual(cheater.title(), "cheater · Evolution host")
-            self.assertIn("1 game on this host · 1 removal", text(cheater, ".page-head"))
+            self.assertIn("1 game stored · 1 removal", text(cheater, ".page-head"))
             self.assertIn("invalid reply to choose", text(cheater, "table.player-games"))
             self.assertIn("Ladder: 5th · rating", text(cheater, ".standing"))
             self.assertEqual(cheater.locator(".standing abbr.provisional").count(), 1)
@@ -145,7 +145,7 @@ class PlayerPageTests(unittest.TestCase):
                 arrived(player, "table.player-games")
                 self.assertEqual(text(player, "h1"), escape(ODD))
                 self.assertEqual(player.title(), f"{escape(ODD)} · Evolution host")
-                self.assertIn("60 games on this host · 0 removals", text(player, ".page-head"))
+                self.assertIn("60 games stored · 0 removals", text(player, ".page-head"))
                 self.assertEqual(player.locator("table.player-games tbody tr").count(), 50)
                 newest = player.locator("table.player-games tbody tr")
                 self.assertRegex(newest.nth(0).inner_text(), r"^Game 60\s.*\s3rd of 3\s")  # it scored 0, bo 2, cy 1

@@ -27,14 +27,15 @@ class ReadProcessTests(TestCase):
 
     async def test_a_read_it_offers_is_answered(self) -> None:
         overview = await self.reader.read("stored_overview", "evolution")
-        self.assertEqual(overview, {"recent_games": [], "tournaments": [], "leaderboard": [], "ladder": []})
+        self.assertEqual(overview, {"recent_games": [], "tournaments": [], "leaderboard": [], "ladder": [],
+                                    "running_games": []})
 
     async def test_any_other_name_is_refused_with_the_list_it_offers_and_the_process_answers_on(self) -> None:
         for name in ("os.system", "evolution.store.results_store.ResultsStore.apply", "__import__", "apply"):
             error = await self.assertFailure(self.reader.read(name, "rm -rf /"), UnknownRead)
             self.assertIn(f"offers no read named {name!r}", str(error))
             self.assertIn("stored_replay", str(error))
-        self.assertEqual(await self.reader.read("recent_games", 10), [])
+        self.assertEqual(await self.reader.read("recent_games", 10), ([], None))
 
     async def test_what_is_missing_says_so(self) -> None:
         error = await self.assertFailure(self.reader.read("stored_replay", 7), Missing)

@@ -151,3 +151,21 @@ export function pageNumber() {
   const number = Number(location.pathname.split("/").filter(Boolean)[1]);
   return Number.isSafeInteger(number) ? number : null;
 }
+
+// A host's name (twistd evolution --host-name), escaped as a name is.
+export function hostName(name) {
+  const text = shown(name ?? "");
+  return h("span", { class: "host", title: text }, text);
+}
+
+// Whether these games were played by more than one host (then each says which).
+export function manyHosts(games) {
+  return new Set(games.map((game) => game.host).filter((host) => host !== null && host !== undefined)).size > 1;
+}
+
+// A running game's pill: "live" where this web view shows its picture, else the host that plays it
+// (its live picture is on that host's own web view).
+export function runningPill(game) {
+  if (game.live === false) return h("span", { class: "pill elsewhere", title: "its live picture is on its host's own web view" }, "running elsewhere");
+  return h("span", { class: "pill running" }, "live");
+}

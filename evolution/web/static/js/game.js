@@ -1,6 +1,7 @@
-// The page of one game (/games/ID): live while it runs, then its result and its replay.
+// The page of one game (/games/ID): live while it runs, then its result and its replay; the host that
+// played it. A game another host of the store is playing: who plays it, and where its live picture is.
 
-import { clock, fill, h, nameOf, note, ordinal, pageTitle, placeText, plural, section, shown } from "./dom.js";
+import { clock, fill, h, hostName, nameOf, note, ordinal, pageTitle, placeText, plural, runningPill, section, shown } from "./dom.js";
 import { drawingOf } from "./drawings.js";
 import { lines, removedWhen } from "./lines.js";
 import { follow, getJSON, pageSubject, status } from "./live.js";
@@ -13,10 +14,27 @@ function heading(game) {
   pageTitle(`Game ${game.id}`);
   return h("div", { class: "page-head" },
     h("h1", {}, `Game ${game.id}`),
-    h("span", { class: `pill ${game.status}` }, game.status === "running" ? "live" : game.outcome === "finished" ? "finished" : "aborted"),
+    game.status === "running" ? runningPill(game) : h("span", { class: `pill ${game.status}` }, game.outcome === "finished" ? "finished" : "aborted"),
     tournament ? h("a", { class: "pill link", href: `/tournaments/${tournament.id}` }, `Tournament ${tournament.id}, round ${tournament.round}`) : null,
     game.ladder ? h("a", { class: "pill link", href: "/ladder" }, "Ladder") : null,
+    game.host ? h("span", { class: "when played-on" }, "on host ", hostName(game.host)) : null,
     h("span", { class: "when" }, `started ${clock(game.started_at)}`));
+}
+
+// A game another host is playing: its live picture is on that host's own web view; this page looks
+// again every few seconds, and shows the result once the store holds it.
+let again = null;
+
+function showElsewhere(game) {
+  status.set("done");
+  fill(main,
+    heading(game),
+    section("Playing on another host",
+      h("p", { class: "note elsewhere-note" }, "This game is being played on host ", hostName(game.host),
+        ". Its live picture is on that host's own web view; this page shows its result once it is over and stored."),
+      h("ul", { class: "chips" }, game.players.map((player) => h("li", {}, nameOf(player.name))))));
+  clearTimeout(again);
+  again = setTimeout(start, 5000);
 }
 
 async function showLive(game) {
@@ -105,6 +123,10 @@ async function start() {
   if (game === null) return;
   if (game.status !== "running") {
     await showFinished(game);
+    return;
+  }
+  if (game.live === false) {
+    showElsewhere(game);
     return;
   }
   await showLive(game);

@@ -1,9 +1,11 @@
 // The overview (/): the lobby with its countdown (its line saying what the host does now), running
 // games, tournaments with their standings, recent games, the rating leaderboard and the ladder's top
 // (provisional ratings marked; the whole at /ladder), pushed by the host as they change. A host that
-// plays no tournaments shows no empty tournament panels.
+// plays no tournaments shows no empty tournament panels. Over a store several hosts share: the hosts
+// (which one this web view is), the games the others are playing (their live pictures are on their own
+// web views), and which host played each game. A web view that plays no games (--view-only) has no lobby.
 
-import { clock, fill, h, host, inSentence, nameOf, note, ordinal, plural, ratingText, seatClass, section, shown } from "./dom.js";
+import { clock, fill, h, host, hostName, inSentence, nameOf, note, ordinal, plural, ratingText, runningPill, seatClass, section, shown } from "./dom.js";
 import { drawingOf } from "./drawings.js";
 import { ladderTable, provisionalNote } from "./ladder_table.js";
 import { follow, getJSON, status } from "./live.js";
@@ -87,8 +89,16 @@ function ladderLobby(data, line) {
 
 const LOBBIES = { tournament: tournamentLobby, ladder: ladderLobby };
 
+function noGames(overview) {
+  const name = overview.view.host;
+  return section("This web view plays no games",
+    h("p", { class: "lobby-line" }, "It shows what the hosts of its store have stored, and the games they are playing now; ",
+      "each game's live picture is on its host's own web view", name ? [" (this view is ", hostName(name), ")"] : null, "."));
+}
+
 function lobby(overview) {
   const data = overview.lobby;
+  if (data === null) return noGames(overview);
   const line = h("p", { class: "lobby-line" });
   if (countdown) clearInterval(countdown);
   countdown = null;
@@ -108,55 +118,83 @@ function playersList(players, { ranked = false } = {}) {
 }
 
 // A card the whole of which leads to the game (its title's link stretched over it), with each name
-// a link of its own above it.
-function gameCard(game, words) {
+// a link of its own above it. A game another host plays has no turn or scores here: who plays, since when.
+function gameCard(game, words, many) {
   const tournament = game.tournament;
-  return h("div", { class: "card game-card" },
+  const where = game.live === false
+    ? h("span", { class: "muted" }, "on ", hostName(game.host), ` since ${clock(game.started_at)}`)
+    : h("span", { class: "muted" }, `${inSentence(words.turn(game.turn))} · ${words.step(game.step)}`, many ? " · on this host" : "");
+  return h("div", { class: `card game-card${game.live === false ? " elsewhere" : ""}` },
     h("div", { class: "card-head" },
       h("a", { class: "card-link", href: `/games/${game.id}` }, h("b", {}, `Game ${game.id}`)),
-      h("span", { class: "pill running" }, "live"),
-      h("span", { class: "muted" }, `${inSentence(words.turn(game.turn))} · ${words.step(game.step)}`)),
+      runningPill(game), where),
     tournament ? h("div", { class: "muted" }, `Tournament ${tournament.id}, round ${tournament.round}`) : null,
     playersList(game.players));
 }
 
-function running(games, drawings) {
-  return section(`Running games · ${games.length}`,
-    games.length ? h("div", { class: "cards" }, games.map((game, i) => gameCard(game, drawings[i].words))) : note("No game is running."));
+function running(games, drawings, elsewhere, many) {
+  const count = games.length + elsewhere.length;
+  return section(`Running games · ${count}`,
+    count ? h("div", { class: "cards" },
+      games.map((game, i) => gameCard(game, drawings[i].words, many)),
+      elsewhere.map((game) => gameCard(game, null, many))) : note("No game is running."),
+    elsewhere.length ? note("Games running elsewhere are as the shared store noted them a few seconds ago; each one's live picture is on its host's own web view.") : null);
 }
 
-function tournamentCard(tournament) {
+// The hosts whose games the store holds: games stored, running now, its last game; this web view's marked.
+function hosts(data) {
+  const view = data.view;
+  const mine = view.plays_games && view.host;
+  return section(`Hosts · ${data.hosts.length}`,
+    h("p", { class: "note" }, view.plays_games
+      ? ["This web view belongs to ", mine ? ["host ", hostName(view.host)] : "its host",
+        ": its running games are live here; the other hosts' are on their own web views."]
+      : ["This web view plays no games", view.host ? [" (", hostName(view.host), ")"] : null, ": it shows the store's hosts."]),
+    data.hosts.length ? h("div", { class: "scroll" }, h("table", { class: "grid hosts" },
+      h("thead", {}, h("tr", {}, ["Host", "Games stored", "Running now", "Last game ended"].map((head) => h("th", {}, head)))),
+      h("tbody", {}, data.hosts.map((row) => h("tr", { class: mine && row.host === view.host ? "this-host" : "" },
+        h("td", {}, row.host === null ? h("span", { class: "muted" }, "(none: before hosts had names)") : hostName(row.host),
+          mine && row.host === view.host ? h("span", { class: "muted" }, " · this web view") : null),
+        h("td", {}, row.games),
+        h("td", {}, row.running),
+        h("td", { class: "muted" }, clock(row.last_ended))))))) : note("The store holds no game yet."));
+}
+
+function tournamentCard(tournament, many) {
   const rounds = tournament.rounds.length;
   return h("div", { class: "card tournament-card" },
     h("div", { class: "card-head" },
       h("a", { href: `/tournaments/${tournament.id}` }, h("b", {}, `Tournament ${tournament.id}`)),
       h("span", { class: `pill ${tournament.status}` }, tournament.status),
-      h("span", { class: "muted" }, `${tournament.format} · ${plural(rounds, "round")}`)),
+      h("span", { class: "muted" }, `${tournament.format} · ${plural(rounds, "round")}`,
+        many && tournament.host ? [" · on ", hostName(tournament.host)] : null)),
     tournament.winners.length ? h("p", { class: "winners" }, "Won by ", tournament.winners.map((name, i) => [i ? ", " : "", nameOf(name)])) : null,
     standingsTable(tournament, { compact: true }));
 }
 
-function tournaments(list) {
+function tournaments(list, many) {
   return section("Tournaments",
-    list.length ? h("div", { class: "cards wide" }, list.map(tournamentCard)) : note("No tournament has been played on this host yet."));
+    list.length ? h("div", { class: "cards wide" }, list.map((tournament) => tournamentCard(tournament, many)))
+      : note("No tournament has been played on this host yet."));
 }
 
 // A host that plays no tournaments shows their panels only when its store holds some.
-function tournamentPanels(data) {
-  const ours = data.lobby.mode === "tournament";
+function tournamentPanels(data, many) {
+  const ours = data.lobby?.mode === "tournament";
   return [
-    ours || data.tournaments.length ? tournaments(data.tournaments) : null,
+    ours || data.tournaments.length ? tournaments(data.tournaments, many) : null,
     ours || data.leaderboard.length ? leaderboard(data.leaderboard) : null,
   ];
 }
 
-function recent(games) {
+function recent(games, many) {
   if (!games.length) return section("Recent games", note("No game has finished yet."));
   return section("Recent games", h("div", { class: "scroll" }, h("table", { class: "grid" },
-    h("thead", {}, h("tr", {}, h("th", {}, "Game"), h("th", {}, "Ended"), h("th", {}, "Turns"), h("th", {}, "Players, best first"))),
+    h("thead", {}, h("tr", {}, h("th", {}, "Game"), h("th", {}, "Ended"), many ? h("th", {}, "Host") : null, h("th", {}, "Turns"), h("th", {}, "Players, best first"))),
     h("tbody", {}, games.map((game) => h("tr", {},
       h("td", {}, h("a", { href: `/games/${game.id}` }, `Game ${game.id}`), game.outcome !== "finished" ? h("span", { class: "pill aborted" }, "aborted") : null),
       h("td", { class: "muted" }, clock(game.ended_at)),
+      many ? h("td", {}, game.host === null ? "" : hostName(game.host)) : null,
       h("td", {}, game.turns),
       h("td", {}, playersList(game.players, { ranked: true }))))))));
 }
@@ -193,13 +231,15 @@ async function render(data) {
   const picture = ++latest;
   const drawings = await Promise.all(data.running.map(drawingOf));
   if (picture !== latest) return;
-  const ladderShown = data.lobby.mode === "ladder" || data.ladder.length;
-  const [tournamentsPanel, leaderboardPanel] = tournamentPanels(data);
+  const ladderShown = data.lobby?.mode === "ladder" || data.ladder.length;
+  const many = data.hosts.length > 1; // the store holds more than one host's games: each says which host
+  const [tournamentsPanel, leaderboardPanel] = tournamentPanels(data, many);
   fill(main,
     h("div", { class: "page-head" }, h("h1", {}, host.title)),
     h("div", { class: "overview" },
-      lobby(data), ladderShown ? ladder(data.ladder) : null, running(data.running, drawings),
-      tournamentsPanel, recent(data.recent_games), leaderboardPanel));
+      lobby(data), many || !data.view.plays_games ? hosts(data) : null, ladderShown ? ladder(data.ladder) : null,
+      running(data.running, drawings, data.running_elsewhere, many),
+      tournamentsPanel, recent(data.recent_games, many), leaderboardPanel));
 }
 
 async function start() {

@@ -1,8 +1,8 @@
-// The page of one player (/players/NAME, ?before=ID for older games): its games on this host,
+// The page of one player (/players/NAME, ?before=ID for older games): its games in the store,
 // newest first, a page at a time (place, score, game, tournament, its removal with the reason), its
 // newest removals, its standing in the ladder, and its rating over time (ladder and Swiss) as charts.
 
-import { clock, fill, h, nameOf, note, ordinal, pageTitle, playerPath, plural, ratingText, section, shown } from "./dom.js";
+import { clock, fill, h, hostName, manyHosts, nameOf, note, ordinal, pageTitle, playerPath, plural, ratingText, section, shown } from "./dom.js";
 import { ratingChart } from "./chart.js";
 import { drawingOf } from "./drawings.js";
 import { removalsAcross, removedWhen } from "./lines.js";
@@ -28,11 +28,12 @@ function placeCell(row) {
     `${row.tied ? "=" : ""}${ordinal(row.place)}`, h("span", { class: "muted" }, ` of ${row.players}`));
 }
 
-function gameRow(row, words, points) {
+function gameRow(row, words, points, hosts) {
   return h("tr", { class: row.removed ? "out" : row.place === 1 ? "winner" : "" },
     h("td", {}, h("a", { href: `/games/${row.id}` }, `Game ${row.id}`),
       row.outcome !== "finished" ? h("span", { class: "pill aborted" }, "aborted") : null),
     h("td", { class: "muted" }, clock(row.ended_at)),
+    hosts ? h("td", {}, row.host === null ? "" : hostName(row.host)) : null,
     h("td", {}, where(row)),
     placeCell(row),
     h("td", {}, row.score === null ? "—" : words.score(row.score)),
@@ -44,15 +45,16 @@ async function games(data) {
   const kinds = [...new Set(data.games.map((row) => row.game))];
   const words = new Map(await Promise.all(kinds.map(async (kind) => [kind, (await drawingOf({ game: kind })).words])));
   const points = data.games.some((row) => row.points !== undefined); // Swiss games give tournament points
+  const hosts = manyHosts(data.games); // played on several hosts of a shared store: each row says which
   const paging = h("p", { class: "note paging" },
     before ? h("a", { href: playerPath(data.name) }, "← newest games") : null,
     before && data.next ? " · " : null,
     data.next ? h("a", { href: `${playerPath(data.name)}?before=${data.next}` }, "older games →") : null);
   return section(before ? "Older games" : "Games, newest first",
     data.games.length ? h("div", { class: "scroll" }, h("table", { class: "grid player-games" },
-      h("thead", {}, h("tr", {}, ["Game", "Ended", "Where", "Place", "Score", points ? "Points" : null, "Removed"]
+      h("thead", {}, h("tr", {}, ["Game", "Ended", hosts ? "Host" : null, "Where", "Place", "Score", points ? "Points" : null, "Removed"]
         .filter(Boolean).map((head) => h("th", {}, head)))),
-      h("tbody", {}, data.games.map((row) => gameRow(row, words.get(row.game), points))))) : note("No game here."),
+      h("tbody", {}, data.games.map((row) => gameRow(row, words.get(row.game), points, hosts))))) : note("No game here."),
     paging);
 }
 
@@ -98,7 +100,7 @@ async function render(data) {
   fill(main,
     h("div", { class: "page-head" },
       h("h1", {}, nameOf(data.name, { link: false, class: "name player-title" })),
-      h("span", { class: "muted" }, `${plural(data.counts.games, "game")} on this host · ${plural(data.counts.removals, "removal")}`)),
+      h("span", { class: "muted" }, `${plural(data.counts.games, "game")} stored · ${plural(data.counts.removals, "removal")}`)),
     charts(data),
     await games(data),
     removals);

@@ -1,8 +1,8 @@
 // The page of one tournament (/tournaments/ID): its game and format, the bracket (knockout) or the
 // round-by-round table (Swiss), the standings with ratings (to download as CSV or JSON), failures
-// with their reasons; live while it runs.
+// with their reasons, the host that runs it; live while it runs.
 
-import { clock, fill, h, nameOf, note, pageTitle, placeText, plural, section, shown } from "./dom.js";
+import { clock, fill, h, hostName, nameOf, note, pageTitle, placeText, plural, runningPill, section, shown } from "./dom.js";
 import { drawingOf } from "./drawings.js";
 import { follow, pageSubject, status } from "./live.js";
 import { standingsDownloads, standingsTable } from "./standings.js";
@@ -45,7 +45,7 @@ function bracket(tournament) {
       h("div", { class: "round-games" }, games.map((game) => h("div", { class: `bracket-game ${game.status}` },
         h("div", { class: "bracket-title" },
           h("a", { class: "card-link", href: `/games/${game.id}` }, `Game ${game.id}`),
-          game.status === "running" ? h("span", { class: "pill running" }, "live") : null),
+          game.status === "running" ? runningPill(game) : null),
         h("ol", {}, [...game.players].sort((a, b) => (a.rank ?? 99) - (b.rank ?? 99)).map((player) =>
           h("li", { class: advanced.has(player.name) ? "advanced" : player.removed ? "out" : "" },
             h("span", { class: "mark", "aria-label": advanced.has(player.name) ? "advanced" : "" }, advanced.has(player.name) ? "✓" : ""),
@@ -108,6 +108,7 @@ async function render(tournament) {
       h("h1", {}, `Tournament ${tournament.id}`),
       h("span", { class: `pill ${tournament.status}` }, tournament.status),
       h("span", { class: "muted game-title" }, `${title ?? tournament.game} · ${tournament.format} · ${plural(tournament.rounds.length, "round")} · ${plural(tournament.standings.length, "player")}`),
+      tournament.host ? h("span", { class: "when played-on" }, "on host ", hostName(tournament.host)) : null,
       h("span", { class: "when" }, `started ${clock(tournament.started_at)}`, tournament.ended_at ? ` · ended ${clock(tournament.ended_at)}` : "")),
     tournament.winners.length ? h("p", { class: "winners big" }, "★ ", tournament.winners.map((name, i) => [i ? ", " : "", nameOf(name)])) : null,
     (tournament.resumed ?? []).map((resumption) => h("p", { class: "muted resumed" },
