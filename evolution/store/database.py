@@ -33,6 +33,10 @@ class StoreError(Exception):
     """The results database cannot be used; the message is one sentence."""
 
 
+class StoreUnreachable(StoreError):
+    """The results database cannot be reached now (a PostgreSQL server down, restarting, or the network)."""
+
+
 class SurrogateText(bytes):
     """Text with a lone surrogate, as ``surrogatepass`` bytes: SQLite keeps them as TEXT (the SQL casts them);
     PostgreSQL's connection sends them as the text they are (``evolution.store.postgres``)."""

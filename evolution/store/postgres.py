@@ -7,7 +7,8 @@ Offers ``is_url(db)``, ``shown(db)`` (the URL without its password, for log line
 savepoints), reads outside one committed at once; on a database at the current version, created or upgraded
 from ``sql/postgresql/``), ``unavailable()`` (the errors that mean the database cannot be reached now, which
 the journal waits out), ``reserve_block(connection)`` (the first id of a block of ids of this host's own:
-several hosts number their games in one store without meeting) and ``BLOCK``.
+several hosts number their games in one store without meeting), ``BLOCK``, and ``hold_name(url, host)``
+(a connection that holds the host's name while the host runs: a second host of that name is refused).
 
 Text a bot sent (a name, a reason) may hold what PostgreSQL's text cannot (a NUL, a lone surrogate): such
 text is kept as ``\\x01`` and its JSON, and read back as it was; how, and why: docs/store.md, "PostgreSQL".
@@ -20,11 +21,13 @@ import re
 from pathlib import Path
 from typing import Any, Iterable
 
-from evolution.store.database import CURRENT_VERSION, SCHEMA_DIR, StoreError, SurrogateText
+from evolution.store.database import CURRENT_VERSION, SCHEMA_DIR, StoreError, StoreUnreachable, SurrogateText
 
 BLOCK = 1_000_000  # ids a host reserves at a time (games and tournaments alike)
 SCHEMAS = SCHEMA_DIR / "postgresql"
 LOCK = 0x45766F6C  # the advisory lock held while a schema is made: "Evol"
+NAMES = 0x486F7374  # with the name's hash, the advisory lock a running host holds on its name: "Host"
+KEEPALIVE = {"keepalives": 1, "keepalives_idle": 10, "keepalives_interval": 5, "keepalives_count": 3}
 ESCAPED = "\x01"
 _PASSWORD = re.compile(r"(postgres(?:ql)?://[^:/@]*):[^@/]*@")
 
@@ -130,7 +133,7 @@ def connect(url: str, timeout: float = 5.0) -> PgConnection:
     try:
         raw = psycopg.connect(url, autocommit=True, connect_timeout=max(1, round(timeout)))
     except psycopg.Error as error:
-        raise StoreError(f"cannot reach the results database {shown(url)}: {_sentence(error)}") from None
+        raise StoreUnreachable(f"cannot reach the results database {shown(url)}: {_sentence(error)}") from None
     dumper, loader = _text_adapters(psycopg)
     raw.adapters.register_dumper(str, dumper)
     raw.adapters.register_loader("text", loader)
@@ -191,3 +194,22 @@ def reserve_block(connection: PgConnection) -> int:
     """The first id of a block of ``BLOCK`` ids no other host will number games or tournaments with."""
     [block] = connection.execute("SELECT nextval('id_blocks')").fetchone()
     return (block - 1) * BLOCK + 1
+
+
+def hold_name(url: str, host: str) -> Any:
+    """A connection holding ``host``'s name in the store at ``url`` until it is closed (or its process ends; a
+    machine that dies lets it go within about 25 s, by TCP keepalives); ``StoreError`` if another host holds it.
+
+    A host's start stores what it left running as aborted, by its name: two hosts of one name would abort each
+    other's games. The lock is PostgreSQL's (an advisory lock on the name's hash, held by the session)."""
+    psycopg = _psycopg()
+    try:
+        raw = psycopg.connect(url, autocommit=True, connect_timeout=5, **KEEPALIVE)
+        [[held]] = raw.execute("SELECT pg_try_advisory_lock(%s, hashtext(%s))", (NAMES, host)).fetchall()
+    except psycopg.Error as error:
+        raise StoreUnreachable(f"cannot reach the results database {shown(url)}: {_sentence(error)}") from None
+    if not held:
+        raw.close()
+        raise StoreError(f"another host named {host!r} is using the results database {shown(url)}: each host "
+                         f"that shares it needs a name of its own (--host-name)")
+    return raw

@@ -85,6 +85,7 @@ class StoreWriter:
         self._block_ends = 0  # with a PostgreSQL store: the end of this host's block of ids (reserve_block)
         self._closing = False
         self._closed = False
+        self._name: Any = None  # with a PostgreSQL store: the connection that holds this host's name
 
     # -- start ----------------------------------------------------------------------------
 
@@ -103,6 +104,9 @@ class StoreWriter:
             self._bring_up_to_date(journal)
         except BaseException:
             journal.close()
+            if self._name is not None:
+                self._name.close()
+                self._name = None
             raise
         self.journal = journal
 
@@ -113,6 +117,8 @@ class StoreWriter:
         problem = journal.reserve_room()
         if problem is not None:
             raise StoreError(self._no_reserve(problem))
+        if self.shared and self.host is not None:
+            self._name = postgres.hold_name(self.db, self.host)  # before its games are aborted by that name
         store = ResultsStore(open_database(self.db, self.busy_timeout_ms), self.db)
         try:
             keeper = Keeper(lambda: store, journal, _log_line, self.rejected_path, self.reactor.seconds)
@@ -303,6 +309,9 @@ class StoreWriter:
 
     def _release(self) -> None:
         self._wake()
+        name, self._name = self._name, None
+        if name is not None:
+            name.close()
         if self.journal is not None:
             self.journal.close()  # the lock stays with a store process that still runs
             self.journal = None

@@ -391,3 +391,36 @@ def test_client_processes_play_the_seed_002_dialect(tmp_path):
     assert [client.returncode for client in clients] == [0, 0, 0], [client.stderr for client in clients]
     [game] = stored_games(db)
     assert game["outcome"] == "finished" and all(seat["rank"] for seat in game["players"])
+
+
+def test_a_second_host_of_the_same_name_on_a_shared_store_is_refused_in_one_line(tmp_path):
+    # A host's start stores the games its name left running as aborted: a second host of that name (on another
+    # machine: here another folder) would abort the first's games. It is refused; another name is welcome.
+    from tests.support.postgres import database_url
+
+    url = database_url("same_name")
+
+    def host(folder_name, host_name):
+        folder, port = tmp_path / folder_name, free_port()
+        folder.mkdir()
+        return HostProcess(port, url, folder / "host.log", "--host-name", host_name, "--journal",
+                           str(folder / "host.pending"))
+
+    first = host("a", "lab3")
+    try:
+        first.wait_until_listening(60)
+        second = subprocess.run(
+            [*twistd_command(), "--nodaemon", "--pidfile=", "evolution", "--port", "tcp:0:interface=127.0.0.1",
+             "--db", url, "--host-name", "lab3"],
+            stdin=subprocess.DEVNULL, capture_output=True, text=True, cwd=tmp_path, timeout=60,
+        )
+        assert (second.returncode, second.stdout, second.stderr) == (1, "", (
+            f"twistd evolution: another host named 'lab3' is using the results database {url}: each host that "
+            "shares it needs a name of its own (--host-name)\n"))
+        third = host("c", "lab4")
+        try:
+            third.wait_until_listening(60)
+        finally:
+            third.stop()
+    finally:
+        first.stop()
