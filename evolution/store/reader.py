@@ -2,8 +2,8 @@
 """Reading the results store for the web view, in a process of its own, with a time limit.
 
 Offers ``StoreReader(path, reactor, program, max_waiting, read_limit)``,
-``Busy`` and ``Unanswered`` (a ``Busy``: each message is the sentence a
-page shows with its 503), and ``read_only(db)`` (the store as a web view
+``Busy``, ``Unanswered`` and ``Unreachable`` (each a ``Busy``: its message
+is the sentence a page shows with its 503), and ``read_only(db)`` (the store as a web view
 that plays no games opens it: a PostgreSQL one refuses it any write):
 
 - ``start()`` / ``stop()`` (the web service calls them; ``stop()`` fires
@@ -12,7 +12,9 @@ that plays no games opens it: a PostgreSQL one refuses it any write):
   (``python -m PROGRAM DB``: the web view's is ``evolution.web.read_process``),
   firing on the reactor with the result; ``Busy`` when ``max_waiting`` wait
   already, ``Unanswered`` when a read is not answered within ``read_limit``
-  seconds.
+  seconds, ``Unreachable`` while the database cannot be reached (a PostgreSQL
+  server down or restarting: the read process connects again at the next
+  read; the log says so once, and again when it answers).
 
 Why a process, and what a read may wait for: docs/store.md,
 "Inside the store".
@@ -55,6 +57,19 @@ class Unanswered(Busy):
     """The results store did not answer in time (its disk may hang); try again later."""
 
 
+class Unreachable(Busy):
+    """The results database cannot be reached now: ``Unreachable(why)``, shown to a page as one sentence."""
+
+    SAID = "the results database cannot be reached now; try again in a moment"
+
+    def __str__(self) -> str:
+        return self.SAID
+
+    @property
+    def why(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
 class StoreReader:
     def __init__(
         self, path: str | Path, reactor: Any, program: str, max_waiting: int = MAX_WAITING,
@@ -67,6 +82,7 @@ class StoreReader:
         self.read_limit = read_limit
         self.running = False
         self.overdue_since: float | None = None
+        self.unreachable_since: float | None = None
         self._child: ChildProcess | None = None
         self._calls: dict[int, tuple[Deferred, Any]] = {}  # number: (its Deferred, its time limit)
         self._count = 0
@@ -133,10 +149,23 @@ class StoreReader:
             return
         done, limit = entry
         limit.cancel()
+        self._reachable(ok, value)
         if ok:
             done.callback(value)
         else:
             done.errback(value)
+
+    def _reachable(self, ok: bool, value: Any) -> None:
+        """Say once that the database cannot be reached (and why), and once that it answers again."""
+        if not ok and isinstance(value, Unreachable):
+            if self.unreachable_since is None:
+                self.unreachable_since = self.reactor.seconds()
+                log.error("the web view cannot reach the results database ({why}); pages that need it answer 503 "
+                          "until it can", why=value.why)
+        elif ok and self.unreachable_since is not None:
+            log.info("the web view reaches the results database again, after {seconds:.0f} s",
+                     seconds=self.reactor.seconds() - self.unreachable_since)
+            self.unreachable_since = None
 
     def _overdue(self, number: int) -> None:
         if self.overdue_since is None:

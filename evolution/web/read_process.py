@@ -7,7 +7,9 @@ input (``evolution.processes.child``), each ``(n, name, args)``, runs
 ``ResultsStore`` opened at the first read) and answers ``(n, True, result)``
 or ``(n, False, error)``, in order. ``READS`` is a fixed list: the store's
 queries (``evolution.store.queries``) and the replays' frames and transcripts
-(``evolution.replays``); any other name is refused with ``UnknownRead``. It
+(``evolution.replays``); any other name is refused with ``UnknownRead``; a
+database that cannot be reached is ``Unreachable`` (its connection is let go:
+the next read connects again). It
 ends when its input ends, whatever it was doing (SIGINT and SIGTERM are
 ignored; see ``child.quiet_child``).
 
@@ -27,7 +29,9 @@ from typing import Any, Callable
 from evolution.processes.child import messages, quiet_child, send
 from evolution.replays.frames import replay_of_text, stored_replay
 from evolution.replays.transcripts import stored_transcript, transcript_of_text
-from evolution.store import queries
+from evolution.store import postgres, queries
+from evolution.store.database import StoreUnreachable
+from evolution.store.reader import Unreachable
 from evolution.store.results_store import ResultsStore
 
 Json = Any
@@ -86,6 +90,15 @@ class LazyStore:
             self.store = ResultsStore.open(self.path)
         return self.store
 
+    def forget(self) -> None:
+        """Let go of a connection the database has dropped: the next read opens another."""
+        store, self.store = self.store, None
+        if store is not None:
+            try:
+                store.close()
+            except Exception:
+                pass  # a connection that is gone already
+
 
 def answer(store: LazyStore, number: int, name: str, args: tuple) -> tuple:
     read = READS.get(name) if isinstance(name, str) else None
@@ -93,6 +106,9 @@ def answer(store: LazyStore, number: int, name: str, args: tuple) -> tuple:
         return number, False, UnknownRead(f"the read process offers no read named {name!r}: only {', '.join(READS)}")
     try:
         return number, True, read(store.get(), *args)
+    except (StoreUnreachable, *postgres.unavailable()) as error:
+        store.forget()
+        return number, False, Unreachable(" ".join(str(error).split()) or type(error).__name__)
     except Exception as error:
         return number, False, _travelling(error)
 

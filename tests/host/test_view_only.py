@@ -146,3 +146,46 @@ def test_a_view_only_process_over_a_store_no_host_has_made_ends_with_one_line(tm
         tables = connection.execute("SELECT table_name FROM information_schema.tables"
                                     " WHERE table_schema = current_schema()").fetchall()
     assert tables == []
+
+
+def get(port: int, path: str) -> tuple[int, dict]:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=30) as answer:
+            return answer.status, json.loads(answer.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read())
+
+
+def test_a_database_restarted_under_a_web_view_is_a_503_then_read_again(tmp_path):
+    # PostgreSQL stopped under a web view: its pages that need the store answer 503 in a sentence (not a 500 with a
+    # traceback in the log), the log says so once; once the server is back, the next read connects again.
+    cluster = postgres.Cluster()  # a cluster of its own, in a folder the postgres user may enter
+    cluster.start()
+    try:
+        url = cluster.create("restarted")
+        two_hosts(url)
+        port, log = free_port(), tmp_path / "view.log"
+        process = subprocess.Popen(
+            [*twistd_command(), "--nodaemon", "--pidfile=", f"--logfile={log}", "evolution", "--view-only", "--db",
+             url, "--web", f"tcp:{port}:interface=127.0.0.1"],
+            stdin=subprocess.DEVNULL, cwd=tmp_path,
+        )
+        try:
+            overview(port, process, log)
+            assert get(port, "/api/games")[0] == 200
+            cluster.stop()
+            for _ in range(2):
+                assert get(port, "/api/games") == (503, {
+                    "error": "the results database cannot be reached now; try again in a moment"})
+            cluster.start()
+            status, games = get(port, "/api/games")
+            assert (status, [game["id"] for game in games]) == (200, [2, 1_000_001, 1])
+        finally:
+            process.send_signal(signal.SIGTERM)
+            process.wait(timeout=30)
+        said = log.read_text()
+        assert said.count("the web view cannot reach the results database") == 1, said
+        assert said.count("the web view reaches the results database again") == 1, said
+        assert "Traceback" not in said, said
+    finally:
+        cluster.remove()
