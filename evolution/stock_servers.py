@@ -146,7 +146,8 @@ class PostgresCluster:
 
 class Balancer:
     """HAProxy on ``127.0.0.1:port``, in TCP mode, spreading connections over ``hosts`` ((address, port) each) by
-    ``leastconn``, each with the PROXY header (v2); its log in the folder. The settings docs/deploy.md explains."""
+    ``leastconn``, each with the PROXY header (v2), each checked every 2 s (a host down is left out; a connection
+    it refused goes to another); its log in the folder. The settings docs/deploy.md explains."""
 
     def __init__(self, folder: Path, port: int, hosts: Sequence[tuple[str, int]], address: str = "127.0.0.1") -> None:
         why = haproxy_missing()
@@ -160,10 +161,11 @@ class Balancer:
         self.process: subprocess.Popen | None = None
 
     def configuration(self) -> str:
-        servers = "".join(f"    server host{number} {address}:{port} send-proxy-v2\n"
+        servers = "".join(f"    server host{number} {address}:{port} send-proxy-v2 check inter 2s\n"
                           for number, (address, port) in enumerate(self.hosts, start=1))
         return (
-            "defaults\n    mode tcp\n    timeout connect 5s\n    timeout client 1h\n    timeout server 1h\n\n"
+            "defaults\n    mode tcp\n    retries 3\n    option redispatch\n    timeout connect 5s\n"
+            "    timeout client 1h\n    timeout server 1h\n\n"
             f"frontend bots\n    bind {self.address}:{self.port}\n    default_backend hosts\n\n"
             f"backend hosts\n    balance leastconn\n{servers}"
         )
