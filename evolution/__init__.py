@@ -13,14 +13,17 @@ draws them; ``tests/test_architecture.py`` holds them to it):
   a game's schema set;
 - ``evolution.tournament``: allocation, formats, points, ratings and the
   manager of a tournament (no sockets);
-- ``evolution.store``: the results store, its writer and reader processes;
+- ``evolution.store``: the results store (an SQLite file, or PostgreSQL that
+  several hosts share), its writer and reader processes;
 - ``evolution.net``: the Twisted protocol, sign-up and lobby policies, the
   remote seat every proxy player builds on, message logs and the client;
 - ``evolution.replays``: stored games re-run, replay frames, transcripts;
 - ``evolution.host``: ``twistd evolution`` (``host.tap``), the game runner,
   the tournament and ladder modes, the worker processes;
 - ``evolution.web``: the live web view;
-- ``evolution.cli``: the commands; ``evolution.testing``: process helpers.
+- ``evolution.cli``: the commands; ``evolution.testing``: process helpers;
+  ``evolution.stock_servers``: throw-away PostgreSQL and HAProxy on loopback
+  (tests, benchmarks, ``make demo-cluster``).
 """
 
 __version__ = "0.2.0"
