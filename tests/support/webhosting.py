@@ -263,13 +263,16 @@ class Gate:
 
 
 class SlowFish:
-    """A house player of Fish answering each placement and move after ``delay`` seconds,
-    and its first placement not before ``gate`` (a ``Gate``, if any) opens."""
+    """A house player of Fish answering each placement and move after ``delay`` seconds, its first placement
+    not before ``gate`` (a ``Gate``, if any) opens, and its second move not before ``moving`` opens."""
 
-    def __init__(self, strategy: str = "greedy", delay: float = 0.0, gate: Gate | None = None) -> None:
+    def __init__(self, strategy: str = "greedy", delay: float = 0.0, gate: Gate | None = None,
+                 moving: Gate | None = None) -> None:
         self.inner = game("fish").strategy(strategy)
         self.delay = delay
         self.gate = gate
+        self.moving = moving
+        self.moves = 0
 
     def playing_as(self, color: Any) -> Any:
         return self.inner.playing_as(color)
@@ -282,14 +285,18 @@ class SlowFish:
         return opened.addCallback(lambda _: deferLater(reactor, self.delay, self.inner.setup, state))
 
     def take_turn(self, state: Any, actions: Any) -> Deferred:
-        return deferLater(reactor, self.delay, self.inner.take_turn, state, actions)
+        self.moves += 1
+        opened = self.moving.wait() if self.moving is not None and self.moves == 2 else succeed(None)
+        return opened.addCallback(lambda _: deferLater(reactor, self.delay, self.inner.take_turn, state, actions))
 
 
-def fish_client(host: Any, name: str, strategy: str = "greedy", delay: float = 0.0, gate: Gate | None = None) -> Deferred:
+def fish_client(host: Any, name: str, strategy: str = "greedy", delay: float = 0.0, gate: Gate | None = None,
+                moving: Gate | None = None) -> Deferred:
     """A Fish client of ours (the course's protocol) on the host, once its workers are up (``LocalHost.client``);
     fires with its outcome, or its error. A greedy or maximin one waits ``delay`` before each answer,
-    and for ``gate`` (a ``Gate``) to open before placing a penguin."""
-    player = SlowFish(strategy, delay, gate) if strategy in ("greedy", "maximin") else game("fish").strategy(strategy)
+    for ``gate`` (a ``Gate``) to open before placing a penguin, and for ``moving`` before its second move."""
+    player = (SlowFish(strategy, delay, gate, moving) if strategy in ("greedy", "maximin")
+              else game("fish").strategy(strategy))
 
     async def play() -> Any:
         await host.ready()

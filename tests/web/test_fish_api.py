@@ -13,7 +13,7 @@ from twisted.internet.defer import gatherResults
 from twisted.trial import unittest
 
 from tests.support.hosting import until
-from tests.support.webhosting import fish_client, get, new_web_host
+from tests.support.webhosting import Gate, fish_client, get, new_web_host
 
 FISH = ("--game", "fish", "--timeout", "2", "--first-move-timeout", "2", "--start-timeout", "2",
         "--signup-window", "0.2", "--number-grace", "0.01")
@@ -23,20 +23,27 @@ class FishApiTests(unittest.TestCase):
     timeout = 90
 
     async def test_a_running_fish_game_then_the_same_game_finished_with_its_replay(self) -> None:
-        host = new_web_host(self, *FISH, "--players", "2-2", "--board", "4x4", "--seed", "4")
-        clients = [fish_client(host, name, delay=0.05) for name in ("ann", "bea")]
+        # The players place their penguins once the web view follows the game (it tells the moves it saw), and each
+        # one's second move waits until the game has been read running (a busy machine's web view may take seconds
+        # to answer, so the players have 30 s an answer here).
+        host = new_web_host(self, *FISH, "--players", "2-2", "--board", "4x4", "--seed", "4", "--timeout", "30")
+        placing, moving = Gate(), Gate()
+        clients = [fish_client(host, name, delay=0.05, gate=placing, moving=moving) for name in ("ann", "bea")]
         await until(lambda: host.runner.running)
         [game_id] = host.runner.running
-        await host.until_turn(game_id, 2)  # the game may be played in a worker process: as its picture says
+        await host.until_turn(game_id, 0)  # the web view follows it (in a worker process, a moment after it starts)
+        placing.open()
+        await host.until_turn(game_id, 2)
 
         running = (await get(host.url(f"/api/games/{game_id}"))).json()
-        self.assertEqual((running["game"], running["status"]), ("fish", "running"))
+        self.assertEqual((running["game"], running["status"]), ("fish", "running"), running)  # as it was read
         table = running["table"]
         self.assertEqual((table["rows"], table["cols"]), (4, 4))
         self.assertEqual(sorted(len(player["penguins"]) for player in table["players"]), [4, 4])  # two players: four each
         self.assertIsInstance(table["asking"], list)
         self.assertTrue(any(re.fullmatch(r"moved \[\d, \d\] → \[\d, \d\] and took \d fish", line["text"])
                             for line in running["lines"]))
+        moving.open()
         await gatherResults(clients)
         [record] = await host.runner.when_games_over(1)
 
