@@ -54,8 +54,10 @@ async def shared_store(test: unittest.TestCase) -> Shared:
     url = postgres.database_url(test.id().rsplit(".", 1)[-1])
     directory = Path(test.mktemp())
     directory.mkdir(parents=True)
-    host = WebHost(directory, "--db", url, "--host-name", "alpha", "--players", "3-3", *QUICK, "--workers", "0",
-                   *hosting.test_options(test), db=url, host="alpha", journal=str(directory / "alpha.pending"))
+    # The held player has 120 s an answer (not QUICK's 3): its game stays running while a busy machine's browser reads.
+    host = WebHost(directory, "--db", url, "--host-name", "alpha", "--players", "3-3", *QUICK, "--timeout", "120",
+                   "--workers", "0", *hosting.test_options(test), db=url, host="alpha",
+                   journal=str(directory / "alpha.pending"))
     test.addCleanup(host.stop)
     held = HeldPlayer()
     clients = [host.client("ann", held), host.client("bo"), host.client("cy")]
