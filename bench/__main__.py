@@ -1,5 +1,7 @@
 """Run every benchmark module (or those named on the command line) and print the figures.
 
+A module with ``ONLY_WHEN_NAMED = True`` (``scale``: minutes of a big machine) runs only when named.
+
 Each benchmark of several runs in a process of its own (``python -m bench NAME``): a Twisted reactor runs once
 per process, and several benchmarks run one.
 """
@@ -44,6 +46,9 @@ def main(argv: list[str]) -> int:
         print(f"bench: no benchmark named {', '.join(unknown)}; known: {', '.join(names)}", file=sys.stderr)
         return 2
     modules = {name: importlib.import_module(f"bench.bench_{name}") for name in chosen}
+    if not argv[:split]:  # every benchmark: those made for a big machine only when named
+        modules = {name: module for name, module in modules.items() if not getattr(module, "ONLY_WHEN_NAMED", False)}
+        chosen = list(modules)
     if options and not inspect.signature(modules[chosen[0]].main).parameters:
         print(f"bench: {chosen[0]} takes no options", file=sys.stderr)
         return 2

@@ -10,9 +10,11 @@ PostgreSQL or HAProxy is missing. PostgreSQL is a throw-away cluster with its ow
    a transaction written directly (what a store without groups would commit).
 2. For each N of ``--bots`` (500, then 2,000), a ladder of N ``bench.swarm`` bots for S seconds on one host, then
    on two hosts behind HAProxy, one PostgreSQL: games a second played (the bots' game ends) and stored (ended in
-   the window and in the store at its end), the hosts' CPU per game (host, workers and store processes) and
-   PostgreSQL's. Then the arithmetic of N machines from those figures: what one host's core carries, what the
-   database's core carries, and how many hosts one database core serves before it is the limit. On this
+   the window and in the store at T1) and the stores' backlog at T1 (games ended, not yet stored), the hosts'
+   CPU per game played and per game stored (every process below each host), the store processes' and
+   PostgreSQL's per game stored. Then the arithmetic of N machines from those figures: what one host's core
+   carries, what the database's core carries, and how many hosts one database core serves before it is the
+   limit. On this
    machine's 2 cores the bots, the hosts and PostgreSQL share the CPU, so the games a second are a floor and
    the CPU per game is what scales.
 """
@@ -35,9 +37,14 @@ from bench.load_processes import (
     cpu_by_kind,
     cpu_seconds,
     host_processes,
+    ended_before,
+    journal_backlog,
+    more_processes,
     raise_file_limit,
     sleep_until,
     start_swarms,
+    stored_games,
+    workers_of,
 )
 from evolution.stock_servers import HostGroup, PostgresCluster, haproxy_missing, postgres_missing
 from evolution.store.operations import game_begun, game_operation
@@ -164,52 +171,99 @@ def _epoch(stamp: str) -> float:
     return datetime.fromisoformat(stamp).timestamp()
 
 
-def hosts_run(hosts: int, bots: int, seconds: float) -> dict[str, float]:
-    """A ladder of ``bots`` bots on ``hosts`` hosts behind HAProxy for ``seconds``: the figures."""
+def hosts_run(hosts: int, bots: int, seconds: float, warmup: float = 3.0, procs: int | None = None,
+              options: tuple[str, ...] = ()) -> dict[str, float]:
+    """A ladder of ``bots`` bots on ``hosts`` hosts behind HAProxy for ``seconds`` after ``warmup``: the figures.
+
+    Played: the games the bots saw end in the window. Stored: those of the window in the store at T1 (read
+    then). The stores' backlog at T1: the games the bots saw end before T1 that the store did not hold at T1
+    (handed to the hosts' store processes, not yet written), and of them those in the hosts' journals. CPU per
+    game played and per game stored side by side.
+    Every process below each host counts (its workers default to the machine's cores), read again at T0.
+    """
     folder = Path(tempfile.mkdtemp(prefix="evolution-bench-hosts-"))
-    group = HostGroup(folder, hosts, ("--ladder", "--send-scores"), durable=True)
+    group = HostGroup(folder, hosts, ("--ladder", "--send-scores", *options), durable=True)
     swarms: list = []
+    raise_file_limit(4 * bots + 256)  # before the hosts start: they inherit it
     try:
         group.start()
         kinds = {pid: kind for host in group.hosts.values()
-                 for pid, kind in host_processes(host.process.pid, 3).items()}
-        raise_file_limit(4 * bots + 256)
-        t0, t1 = start_swarms(swarms, group.port, bots, 1 if bots <= 500 else 2, 3.0, seconds, folder / "bots",
-                              "--ladder")
+                 for pid, kind in host_processes(host.process.pid, 1 + workers_of(list(options))).items()}
+        procs = procs or (1 if bots <= 500 else 2)
+        t0, t1 = start_swarms(swarms, group.port, bots, procs, warmup, seconds, folder / "bots", "--ladder")
         sleep_until(t0)
+        kinds = more_processes(kinds)
         cpu0, pg0 = cpu_by_kind(kinds), postgres_cpu(group.database.pid)
         sleep_until(t1)
         cpu1, pg1 = cpu_by_kind(kinds), postgres_cpu(group.database.pid)
-        store = ResultsStore.open(group.db)
-        try:
-            window = [game for game in store.games() if game.finished and t0 <= _epoch(game.ended_at) <= t1]
-        finally:
-            store.close()
+        at_t1, total = _stored_ends(group.db, t0, t1), stored_games(group.db)
+        journals = sum(journal_backlog(folder / f"host{n}.pending") for n in group.hosts)
     finally:
         group.stop()
         outputs = [swarm.result(limit=60) for swarm in swarms]
+    seats = sum(at_t1) / len(at_t1) if at_t1 else 8  # a game's bots, on average
+    backlog = {"backlog": max(0.0, ended_before(outputs, t1, seats) - total), "journals": journals}
+    return _figures(outputs, t0, t1, at_t1, backlog, {kind: cpu1[kind] - cpu0.get(kind, 0.0) for kind in cpu1},
+                    pg1 - pg0, bots)
+
+
+def _stored_ends(db: str, t0: float, t1: float) -> list[int]:
+    """The seats of each finished game in the store that ended in the window [t0, t1]."""
+    store = ResultsStore.open(db)
+    try:
+        rows = store.connection.execute("SELECT g.ended_at, COUNT(*) FROM games g JOIN players p ON p.game_id = g.id "
+                                        "WHERE g.outcome = 'finished' GROUP BY g.id, g.ended_at").fetchall()
+    finally:
+        store.close()
+    return [seats for ended_at, seats in rows if t0 <= _epoch(ended_at) <= t1]
+
+
+def _figures(outputs: list[dict], t0: float, t1: float, stored: list[int], backlog: dict[str, float],
+             cpu: dict[str, float], pg: float, bots: int) -> dict[str, float]:
+    """A hosts' run's figures: games a second played and stored, the backlog, CPU per game played and stored."""
+    seconds = t1 - t0
     seat_ends = sum(1 for output in outputs for _, at in output["ended"] if t0 <= at <= t1)
-    seats = sum(len(game.players) for game in window) / max(len(window), 1)  # a game's bots, on average
-    host_cpu = sum(cpu1.get(kind, 0.0) - cpu0.get(kind, 0.0) for kind in cpu1)
-    games = max(len(window), 1)
-    return {"played": seat_ends / max(seats, 1) / seconds, "stored": len(window) / seconds,
-            "host_ms": 1000 * host_cpu / games, "pg_ms": 1000 * (pg1 - pg0) / games,
-            "store_ms": 1000 * (cpu1.get("store", 0.0) - cpu0.get("store", 0.0)) / games}
+    played = seat_ends / (sum(stored) / len(stored) if stored else 8)  # a game's bots, on average
+    host_cpu = sum(cpu.values())
+    per_played, per_stored = 1000 / max(played, 1), 1000 / max(len(stored), 1)
+    return {"played": played / seconds, "stored": len(stored) / seconds, **backlog,
+            "per_bot": seat_ends / seconds / max(bots, 1),
+            "host_ms": host_cpu * per_played, "host_stored_ms": host_cpu * per_stored,
+            "signup_ms": cpu.get("host", 0.0) * per_played,
+            "store_ms": cpu.get("store", 0.0) * per_stored, "pg_ms": pg * per_stored,
+            "store_pg_ms": (cpu.get("store", 0.0) + pg) * per_stored,
+            "bot_errors": sum(sum(output["errors"].values()) for output in outputs)}
 
 
-def hosts_figures(bots: tuple[int, ...], seconds: float) -> None:
+HOSTS_ROWS = (
+    ("games a second played (the bots saw end)", "played", "{:.0f}"),
+    ("games a second stored (in the store at T1)", "stored", "{:.0f}"),
+    ("games a bot played a second", "per_bot", "{:.2f}"),
+    ("the stores' backlog at T1 (games ended, not stored)", "backlog", "{:.0f}"),
+    ("  of which in the journals", "journals", "{:.0f}"),
+    ("hosts' CPU per game played (ms, all processes)", "host_ms", "{:.2f}"),
+    ("hosts' CPU per game stored (ms)", "host_stored_ms", "{:.2f}"),
+    ("signing-up processes' CPU per game played (ms)", "signup_ms", "{:.2f}"),
+    ("store processes + PostgreSQL, CPU per game stored", "store_pg_ms", "{:.2f}"),
+    ("  of which PostgreSQL's (ms)", "pg_ms", "{:.2f}"),
+)
+
+
+def hosts_table(results: dict[int, dict[str, float]], title: str) -> str:
+    """The hosts' runs side by side (one column per number of hosts), as lines."""
+    lines = [title, f"  {'':52}" + "".join(f"{f'{n} host' + ('s' if n > 1 else ''):>12}" for n in results)]
+    for label, key, form in HOSTS_ROWS:
+        lines.append(f"  {label:<52}" + "".join(f"{form.format(figures[key]):>12}" for figures in results.values()))
+    return "\n".join(lines)
+
+
+def hosts_figures(bots: tuple[int, ...], seconds: float, hosts: tuple[int, ...] = (1, 2)) -> None:
     for count in bots:
-        results = {hosts: hosts_run(hosts, count, seconds) for hosts in (1, 2)}
-        print(f"\nhosts: a ladder of {count:,} bots for {seconds:g} s on one PostgreSQL (durable), the bots and "
-              "every server on this machine's cores")
-        print(f"  {'':44}{'1 host':>12}{'2 hosts':>14}")
-        for label, key, form in (("games a second played (the bots saw end)", "played", "{:.0f}"),
-                                 ("games a second stored (ended in the window)", "stored", "{:.0f}"),
-                                 ("hosts' CPU per game (ms: host, workers, store)", "host_ms", "{:.2f}"),
-                                 ("  of which store processes (ms)", "store_ms", "{:.2f}"),
-                                 ("PostgreSQL's CPU per game (ms)", "pg_ms", "{:.2f}")):
-            print(f"  {label:<44}{form.format(results[1][key]):>12}{form.format(results[2][key]):>14}")
-        arithmetic(results[2])
+        results = {n: hosts_run(n, count, seconds) for n in hosts}
+        print()
+        print(hosts_table(results, f"hosts: a ladder of {count:,} bots for {seconds:g} s on one PostgreSQL (durable), "
+                                   "the bots and every server on this machine's cores"))
+        arithmetic(results[max(results)])
 
 
 def arithmetic(figures: dict[str, float]) -> None:

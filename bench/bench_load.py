@@ -46,12 +46,16 @@ The figures, and how each is measured
 
 games/s
     Stored games whose ``ended_at`` (the host's clock; the same machine's as
-    the window's) falls in the window, divided by S.
+    the window's) falls in the window, divided by S; beside them the games
+    played (the bots saw end in the window: seat ends / P), and the journal's
+    backlog at T1 (game ends the store had not yet written). The CPU per game
+    is printed per game played and per game stored.
 host CPU, per game and per message
     The host's user + system CPU time over the window: ``utime`` + ``stime``
     of ``/proc/PID/stat`` at T0 and T1 of its process and of each worker
     process (``--workers``; the web view's process is counted apart), all
-    threads; 10 ms ticks, small against seconds. Divided by the games above,
+    threads; 10 ms ticks, small against seconds. The host's processes are
+    every process below it in the process tree, read again at T0. Divided by the games above,
     or by the messages: every message the bots sent or received in the
     window, both directions, sign-ups and their "ok" included, as the bots
     counted them at T0 and T1. A worker's CPU per message: the workers' CPU
@@ -186,14 +190,18 @@ from bench.load_processes import (
     engine_cpu_per_game,
     engine_until,
     host_processes,
+    journal_backlog,
     listen_overflows,
     memory_kib,
+    more_processes,
+    stored_games,
     peak_memory_by_kind,
     raise_file_limit,
     scheduler_seconds,
     sleep_until,
     start_swarms,
     stop_host,
+    workers_of,
 )
 from bench.load_compare import compare_web, compare_workers, web_report, workers_report
 from bench.load_report import describe, table
@@ -209,19 +217,21 @@ DEFAULT_BOTS = (100, 500, 1000, 2000)
 
 def run_load(bots: int, seconds: float = 20.0, warmup: float = 8.0, players: int = 8, procs: int | None = None,
              host_options: list[str] | None = None, keep: bool = False, profile: Path | None = None,
-             floor: bool = False, progress: float | None = None, visitors: bool = False) -> LoadResult:
+             floor: bool = False, progress: float | None = None, visitors: bool = False,
+             calls: bool = True) -> LoadResult:
     """Play N bots against a fresh host for a warm-up and a measured window; measure; with ``floor``, then
     the same against the floor host replaying the games the host stored (``run_floor``); with ``visitors``
     (and ``--web=tcp:{web}...`` among the host's options), the web view's hurtful visitors through the window.
 
     The host's store, log and the bots' records go to a temporary folder, removed at the end unless ``keep``.
-    With ``progress`` (seconds), a line that often says how far the host's run is (``ProgressLines``).
+    With ``progress`` (seconds), a line that often says how far the host's run is (``ProgressLines``). Without
+    ``calls``, the calls' latencies are not read from the games' logs (seconds of work after a big run).
     """
     folder = Path(tempfile.mkdtemp(prefix=f"evolution-load-{bots}-"))
     ticker = ProgressLines("load", folder / "results.sqlite", progress) if progress else None
     try:
         result = _run(bots, seconds, warmup, players, procs, list(host_options or []), folder, profile, ticker,
-                      visitors)
+                      visitors, calls)
         if ticker is not None:
             ticker.stop()
         if floor:
@@ -236,16 +246,9 @@ def run_load(bots: int, seconds: float = 20.0, warmup: float = 8.0, players: int
             shutil.rmtree(folder, ignore_errors=True)
 
 
-def workers_of(options: list[str]) -> int:
-    """The worker processes a host with these options runs (``--workers``, else the number of cores)."""
-    for option in options:
-        if option.startswith("--workers="):
-            return int(option.split("=", 1)[1])
-    return os.cpu_count() or 1
-
-
 def _run(bots: int, seconds: float, warmup: float, players: int, procs: int | None, host_options: list[str],
-         folder: Path, profile: Path | None, ticker: ProgressLines | None = None, visitors: bool = False) -> LoadResult:
+         folder: Path, profile: Path | None, ticker: ProgressLines | None = None, visitors: bool = False,
+         calls: bool = True) -> LoadResult:
     procs = procs or (1 if bots <= 500 else 2)
     raise_file_limit(bots + 256)
     result = LoadResult(bots, seconds, players, procs, host_options, folder=str(folder))
@@ -271,6 +274,7 @@ def _run(bots: int, seconds: float, warmup: float, players: int, procs: int | No
             sleep_until(t0 - 2)
             hurting = start_visitors(web, t1 - time.time())
         sleep_until(t0)
+        kinds = more_processes(kinds)  # a worker that started late
         overflows_before = listen_overflows()
         host_before, bots_before = cpu_by_kind(kinds), [cpu_seconds(s.process.pid) for s in swarms]
         user_before = cpu_seconds(host.process.pid)[0]
@@ -280,6 +284,8 @@ def _run(bots: int, seconds: float, warmup: float, players: int, procs: int | No
         user_after = cpu_seconds(host.process.pid)[0]
         sched_after = [scheduler_seconds(pid) for pid in [host.process.pid] + [s.process.pid for s in swarms]]
         result.listen_overflows = listen_overflows() - overflows_before
+        result.stored_at_t1 = stored_games(db)
+        result.journal_at_t1 = journal_backlog(db.with_name(db.name + ".pending"))
         memory = memory_kib(host.process.pid)
         result.peak_kib = peak_memory_by_kind(kinds)
         drain(swarms, t1)
@@ -309,7 +315,7 @@ def _run(bots: int, seconds: float, warmup: float, players: int, procs: int | No
     result.bot_cpu_percent = [
         100 * (after[0] + after[1] - before[0] - before[1]) / seconds for before, after in zip(bots_before, bots_after)
     ]
-    analyse(result, db, outputs, t0, t1)
+    analyse(result, db, outputs, t0, t1, calls)
     return result
 
 

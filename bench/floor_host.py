@@ -289,7 +289,7 @@ class FloorProcess(HostProcess):
     """
 
     def __init__(self, port: int, games: Path, log: Path, players: int, workers: int = 0) -> None:
-        self.port, self.log = port, log
+        self.port, self.log, self.address = port, log, "127.0.0.1"
         command = [sys.executable, "-m", "bench.floor_host", "--port", str(port), "--games", str(games),
                    "--players", str(players), "--workers", str(workers)]
         root = Path(__file__).resolve().parent.parent

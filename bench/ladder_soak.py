@@ -54,7 +54,7 @@ from bench.load_processes import (
     stop_host,
 )
 from evolution.testing import free_port, HostProcess
-from evolution.store.journal import held
+from evolution.store.journal import Journal, held
 from evolution.store.results_store import ResultsStore
 
 BOTS = 2000
@@ -88,6 +88,9 @@ def run(bots: int, seconds: float, folder: Path, progress: float) -> dict[str, A
         outputs = [swarm.result(limit=60) for swarm in swarms]
     figures["ended"] = Counter(name for output in outputs for name, _ in output["ended"])
     figures["errors"] = sum((Counter(output["errors"]) for output in outputs), Counter())
+    store_done = Journal(folder / "results.sqlite.pending")  # its lock is the store process's until it ends: a
+    store_done.open(lock_wait=120)  # store process still writing when its host exits (after 5 s) finishes first
+    store_done.close()
     figures["pending"] = len(held(folder / "results.sqlite.pending"))  # the file stays, reserved: its writes
     store = ResultsStore.open(db)
     try:

@@ -13,7 +13,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from bench.load_processes import percentiles
+from bench.load_processes import ended_before, percentiles
 from bench.load_result import LoadResult
 from evolution.store.journal import held
 from evolution.store.results_store import ResultsStore
@@ -30,7 +30,24 @@ def window_messages(outputs: list[dict[str, Any]]) -> int:
                for k in ("sent", "received"))
 
 
-def analyse(result: LoadResult, db: Path, outputs: list[dict[str, Any]], t0: float, t1: float) -> None:
+def played_in_window(outputs: list[dict[str, Any]], t0: float, t1: float) -> int:
+    """Seats the bots saw end in the window (a game's end, as each of its bots saw it)."""
+    return sum(1 for output in outputs for _, at in output["ended"] if t0 <= at < t1)
+
+
+def per_game(result: LoadResult, played: float) -> None:
+    """The CPU figures per game played (the bots saw it end in the window) beside those per game stored."""
+    result.games_played, result.played_per_s = played, played / result.seconds
+    nan = float("nan")
+    result.host_cpu_per_played_game_ms = 1000 * result.host_cpu_s / played if played else nan
+    result.signup_cpu_per_game_ms = 1000 * result.main_cpu_s / played if played else nan
+    result.store_cpu_per_game_ms = 1000 * result.store_cpu_s / result.games if result.games else nan
+
+
+def analyse(result: LoadResult, db: Path, outputs: list[dict[str, Any]], t0: float, t1: float,
+            calls: bool = True) -> None:
+    """The figures of a run from its store and the bots' records; without ``calls``, no game's log is read for
+    the calls' latencies (they are left NaN)."""
     signups: list[float] = []
     result.messages = window_messages(outputs)
     answered = sum(1 for output in outputs for at, _ in output.get("signups", ()) if t0 <= at < t1)
@@ -77,7 +94,7 @@ def analyse(result: LoadResult, db: Path, outputs: list[dict[str, Any]], t0: flo
             if timed_out:
                 limit = float(game.settings.get("timeout", 1.0))
                 _timeouts(store.game_log(game.id) or [], started, timed_out, replies, limit, timeouts)
-            if ended_at < t0 or started >= t1:
+            if ended_at < t0 or started >= t1 or not calls:
                 continue
             _calls(store.game_log(game.id) or [], started, names, replies, t0, t1, parts)
     finally:
@@ -86,6 +103,8 @@ def analyse(result: LoadResult, db: Path, outputs: list[dict[str, Any]], t0: flo
     result.games = in_window
     result.games_per_s = in_window / result.seconds
     result.host_cpu_per_game_ms = 1000 * result.host_cpu_s / in_window if in_window else float("nan")
+    per_game(result, played_in_window(outputs, t0, t1) / result.players)
+    result.backlog_at_t1 = max(0.0, ended_before(outputs, t1, result.players) - result.stored_at_t1)
     result.host_cpu_per_message_us = 1e6 * result.host_cpu_s / result.messages if result.messages else float("nan")
     result.messages_per_game = result.messages / in_window if in_window else float("nan")
     result.ratio_to_engine = result.host_cpu_per_game_ms / result.engine_cpu_per_game_ms

@@ -1,8 +1,10 @@
 """Measuring processes and the machine, and the bot processes, for the load benchmark (``bench.bench_load``).
 
 From ``/proc``: a process's CPU seconds (``cpu_seconds``), its threads' time running and waiting for a CPU
-(``scheduler_seconds``), its memory (``memory_kib``), the host's processes (``host_processes``: its worker
-processes and the web view's) with their CPU and peak memory by kind (``cpu_by_kind``, ``peak_memory_by_kind``),
+(``scheduler_seconds``), its memory (``memory_kib``), the host's processes (``host_processes``: every process
+below it in the process tree, its workers and the web view's; ``more_processes``: read again) with their CPU
+and peak memory by kind (``cpu_by_kind``, ``peak_memory_by_kind``), what its store holds (``stored_games``,
+``journal_backlog``; ``ended_before``: what the bots saw end),
 and the machine's listen-queue overflows (``listen_overflows``); ``raise_file_limit``, ``sleep_until`` and ``percentiles``. The in-process engine's CPU per
 game, in a row (``engine_cpu_per_game``) and in bursts through the window (``engine_until``). The bot processes:
 ``SwarmProcess`` (one ``bench.swarm`` process), ``start_swarms`` (N bots in K processes, and the window agreed with
@@ -27,6 +29,9 @@ from typing import Any
 from evolution.games.evolution.rules.cards import Deck
 from evolution.games.evolution.rules.local import play_local_game
 from evolution.games.evolution.rules.silly import SillyPlayer
+from evolution.store.journal import held
+from evolution.store.postgres import is_url
+from evolution.store.results_store import ResultsStore
 from evolution.testing import HostProcess
 
 ENGINE_GAMES = 200
@@ -62,20 +67,53 @@ def scheduler_seconds(pid: int) -> dict[str, float]:
     return figures
 
 
-def host_processes(pid: int, expected: int, limit: float = 30.0) -> dict[int, str]:
-    """The host's processes, ``{pid: "host" | "store" | "worker" | "web"}``: its own and its children (the store
-    process, the worker processes and the web view's), once ``expected`` children are there (or ``limit``
-    seconds have passed)."""
+def descendants(pid: int) -> list[int]:
+    """Every process below ``pid`` in the process tree (children, their children...), from ``/proc``."""
+    found: list[int] = []
+    parents = [pid]
+    while parents:
+        parent = parents.pop()
+        try:
+            children = [int(child) for child in Path(f"/proc/{parent}/task/{parent}/children").read_text().split()]
+        except (OSError, ValueError):
+            children = []
+        found += children
+        parents += children
+    return found
+
+
+def host_processes(pid: int, expected: int | None = None, limit: float = 30.0, settle: float = 1.0) -> dict[int, str]:
+    """The host's processes, ``{pid: "host" | "store" | "worker" | "web"}``: its own and every process below it
+    in the process tree (the store process, the worker processes and the web view's), once ``expected`` of them
+    are there, or (``expected`` None) once their number has not changed for ``settle`` seconds; ``limit``
+    seconds at most. A bench reads them again at the start of its window (``more_processes``), so a process
+    that came late is counted too."""
     deadline = time.monotonic() + limit
     children: list[int] = []
+    steady_since, count = time.monotonic(), -1
     while time.monotonic() < deadline:
-        try:
-            children = [int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
-        except OSError:
-            children = []
-        if len(children) >= expected:
+        children = descendants(pid)
+        if expected is not None and len(children) >= expected:
+            break
+        if len(children) != count:
+            steady_since, count = time.monotonic(), len(children)
+        elif expected is None and children and time.monotonic() - steady_since >= settle:
             break
         time.sleep(0.1)
+    return _kinds(pid, children)
+
+
+def more_processes(kinds: dict[int, str]) -> dict[int, str]:
+    """``kinds`` (from ``host_processes``, one or several hosts) with every process that has come below each host
+    since: the process tree read again, so that no worker is missed."""
+    found = dict(kinds)
+    for pid, kind in kinds.items():
+        if kind == "host":
+            found.update({child: k for child, k in _kinds(pid, descendants(pid)).items() if child not in found})
+    return found
+
+
+def _kinds(pid: int, children: list[int]) -> dict[int, str]:
     kinds = {pid: "host"}
     for child in children:
         try:
@@ -117,6 +155,14 @@ def peak_memory_by_kind(kinds: dict[int, str]) -> dict[str, int]:
     return total
 
 
+def workers_of(options: list[str]) -> int:
+    """The worker processes a host with these options runs (``--workers``, else the number of cores)."""
+    for option in options:
+        if option.startswith("--workers="):
+            return int(option.split("=", 1)[1])
+    return os.cpu_count() or 1
+
+
 def listen_overflows() -> int:
     """The system-wide count of connections dropped because a listen queue was full (TcpExt ListenOverflows)."""
     lines = [line.split() for line in Path("/proc/net/netstat").read_text().splitlines() if line.startswith("TcpExt:")]
@@ -124,6 +170,31 @@ def listen_overflows() -> int:
         return int(dict(zip(lines[0], lines[1]))["ListenOverflows"])
     except (IndexError, KeyError, ValueError):
         return 0
+
+
+def journal_backlog(path: Path) -> int:
+    """The game ends a host's journal holds now (writes its database refused, kept for later)."""
+    return sum(1 for operation in held(path) if operation.get("op") == "game")
+
+
+def stored_games(db: str | Path) -> int:
+    """How many games the results store holds now (an SQLite file read read-only, or a PostgreSQL URL)."""
+    if is_url(db):
+        store = ResultsStore.open(db)
+        try:
+            return store.connection.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+        finally:
+            store.close()
+    try:
+        with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5) as store:
+            return store.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+    except sqlite3.Error:
+        return 0
+
+
+def ended_before(outputs: list[dict[str, Any]], t1: float, players: float) -> float:
+    """Games the bots saw end before ``t1``, since the start (seat ends / players a game)."""
+    return sum(1 for output in outputs for _, at in output["ended"] if at < t1) / players
 
 
 def memory_kib(pid: int) -> dict[str, int]:
@@ -196,11 +267,11 @@ class SwarmProcess:
     """One ``bench.swarm`` process; its status lines are read on a thread."""
 
     def __init__(self, port: int, first: int, count: int, begin: float, window: tuple[float, float],
-                 stop: float, deadline: float, out: Path, *extra: str) -> None:
+                 stop: float, deadline: float, out: Path, *extra: str, rate: float = CONNECT_RATE) -> None:
         self.out = out
         command = [
             sys.executable, "-m", "bench.swarm", "--port", str(port), "--first", str(first), "--count", str(count),
-            "--begin", repr(begin), "--rate", repr(CONNECT_RATE), "--window", repr(window[0]), repr(window[1]),
+            "--begin", repr(begin), "--rate", repr(rate), "--window", repr(window[0]), repr(window[1]),
             "--stop", repr(stop), "--deadline", repr(deadline), "--out", str(out), *extra,
         ]
         root = Path(__file__).resolve().parent.parent
@@ -239,8 +310,8 @@ class SwarmProcess:
 def start_swarms(swarms: list[SwarmProcess], port: int, bots: int, procs: int, warmup: float, seconds: float,
                  out: Path, *options: str) -> tuple[float, float]:
     """Start ``procs`` bot processes sharing ``bots`` bots (appended to ``swarms``, their records to
-    ``out-K.json``; ``options``: more ``bench.swarm`` options): they begin to connect in 1.5 s; return the window
-    (T0, T1) agreed with them."""
+    ``out-K.json``; ``options``: more ``bench.swarm`` options): they begin to connect in 1.5 s, CONNECT_RATE a
+    second in all (each process its share); return the window (T0, T1) agreed with them."""
     begin = time.time() + 1.5  # the bot processes need about a second to start
     t0 = begin + bots / CONNECT_RATE + warmup
     t1 = t0 + seconds
@@ -249,7 +320,8 @@ def start_swarms(swarms: list[SwarmProcess], port: int, bots: int, procs: int, w
     first = 0
     for k in range(procs):
         count = share + (1 if k < extra else 0)
-        swarms.append(SwarmProcess(port, first, count, begin, (t0, t1), t1, deadline, Path(f"{out}-{k}.json"), *options))
+        swarms.append(SwarmProcess(port, first, count, begin, (t0, t1), t1, deadline, Path(f"{out}-{k}.json"), *options,
+                                   rate=CONNECT_RATE * count / bots))
         first += count
     return t0, t1
 

@@ -14,7 +14,12 @@ def describe(result: LoadResult) -> str:
         f"{result.bots} bots in {result.procs} process(es), {result.players}-player games, "
         f"{result.seconds:g} s window ({result.games} games, {result.messages} messages, {result.calls} calls)"
         + (f", host options {' '.join(result.host_options)}" if result.host_options else ""),
-        f"  games/s {result.games_per_s:.1f}; {result.messages_per_game:.0f} messages per game",
+        f"  games/s {result.games_per_s:.1f} stored, {result.played_per_s:.1f} played (the bots saw end); "
+        f"the store's backlog at T1 {result.backlog_at_t1:.0f} games (ended, not yet stored; "
+        f"{result.journal_at_t1} in the journal); {result.messages_per_game:.0f} messages per game",
+        f"  CPU per game played / stored: host {result.host_cpu_per_played_game_ms:.2f} / "
+        f"{result.host_cpu_per_game_ms:.2f} ms; signing-up process {result.signup_cpu_per_game_ms:.2f} ms per "
+        f"game played; store process {result.store_cpu_per_game_ms:.2f} ms per game stored",
         f"  host CPU {100 * result.host_cpu_s / result.seconds:.0f}% of a core: "
         f"{result.host_cpu_per_game_ms:.2f} ms per game, {result.host_cpu_per_message_us:.0f} us per message"
         + _processes(result),

@@ -15,8 +15,16 @@ class LoadResult:
     players: int
     procs: int
     host_options: list[str]
-    games: int = 0  # games that ended in the window
+    games: int = 0  # games that ended in the window, as stored (ended_at in the window)
     games_per_s: float = 0.0
+    games_played: float = 0.0  # games the bots saw end in the window (seat ends / players)
+    played_per_s: float = 0.0
+    host_cpu_per_played_game_ms: float = float("nan")  # the host's CPU over the games played, not stored
+    signup_cpu_per_game_ms: float = float("nan")  # the signing-up process's CPU per game played
+    store_cpu_per_game_ms: float = float("nan")  # the store process's CPU per game stored
+    stored_at_t1: int = 0  # games in the store at T1 (all, since the start)
+    backlog_at_t1: float = 0.0  # games the bots saw end before T1 not in the store at T1: handed, not yet written
+    journal_at_t1: int = 0  # of them, game ends in the journal (writes the database refused, kept for later)
     messages: int = 0
     messages_per_game: float = 0.0
     host_cpu_s: float = 0.0

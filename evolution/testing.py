@@ -38,18 +38,23 @@ class HostProcess:
     """``twistd -n evolution`` in a child process, listening on 127.0.0.1:port (or another loopback ``address``).
 
     With ``own_group``, in a process group of its own with its children (the
-    store process), which ``kill_group`` ends with SIGKILL all at once.
+    store process), which ``kill_group`` ends with SIGKILL all at once. With
+    ``errors``, its standard error (a refusal to start, in one line) goes to
+    that file rather than to ours.
     """
 
     def __init__(self, port: int, db: Path | str, log: Path, *options: str, own_group: bool = False,
-                 address: str = "127.0.0.1") -> None:
+                 address: str = "127.0.0.1", errors: Path | None = None) -> None:
         self.port, self.address = port, address
         command = [
             *twistd_command(), "--nodaemon", "--pidfile=", f"--logfile={log}",
             "evolution", "--port", f"tcp:{port}:interface={address}", "--db", str(db), *options,
         ]
-        self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, start_new_session=own_group)
-        self.log = log
+        stderr = None if errors is None else errors.open("wb")
+        self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stderr=stderr, start_new_session=own_group)
+        if stderr is not None:
+            stderr.close()  # the child holds its own copy
+        self.log, self.errors = log, errors
 
     def kill_group(self) -> None:
         """SIGKILL to the host and every process it started, as a machine's crash of them would."""

@@ -6,9 +6,12 @@ module that breaks a direction fails here. The rooms, from the bottom
 (``docs/architecture.md`` draws them): ``processes`` (the process plumbing:
 Twisted alone), ``tournament`` (pure, like a game's rules) and ``jsonwire``;
 ``store``; ``net``; ``replays``; ``host`` (its top, ``host/tap.py``, composes
-the web view); ``web``; ``cli``, which may import anything. The web view
+the web view and the operator's console, ``host/console/``, which watches the
+runner, modes and workers, never the other way); ``web``; ``cli``, which may import anything. The web view
 reaches into the host only for the live pictures of games (``host.runner.
 live_pictures``); the store imports no host, web, net or game module.
+Inside the store, modules import each other one way, with no cycle (SQLite's
+``database`` at the bottom, ``postgres`` above it, ``sql_dialects`` above both).
 
 Also: no two modules of different rooms share a base name (parallel names
 inside the game packages are fine: each game's ``wire/codec.py``), and every
@@ -18,6 +21,7 @@ line names its tests as Twisted's do (``# -*- test-case-name: tests.x.test_y -*-
 
 from __future__ import annotations
 
+import ast
 import re
 from collections import defaultdict
 from pathlib import Path
@@ -42,6 +46,10 @@ NEVER = {  # room: the rooms (module prefixes) it must not import
     "evolution.net": ("evolution.store", "evolution.replays", "evolution.host", "evolution.web", "evolution.cli"),
     "evolution.replays": ("evolution.host", "evolution.web", "evolution.cli"),
     "evolution.host": ("evolution.web", "evolution.cli"),
+    # the operator's console watches the host's rooms; they never know it
+    "evolution.host.runner": ("evolution.host.console",),
+    "evolution.host.modes": ("evolution.host.console",),
+    "evolution.host.workers": ("evolution.host.console",),
     "evolution.web": ("evolution.cli", "evolution.host"),
 }
 ALLOWED = {  # exceptions to NEVER: (room or module, prefixes it may import after all)
@@ -97,6 +105,7 @@ def test_a_room_imports_only_the_rooms_below_it(path):
     ("evolution.replays.frames", ["evolution.host.runner.settings"]),
     ("evolution.processes.child", ["evolution.net.handover"]),
     ("evolution.web.feed", ["evolution.host.runner.game_runner"]),
+    ("evolution.host.modes.ladder_mode", ["evolution.host.console.draining"]),
 ])
 def test_each_direction_is_guarded_an_import_the_wrong_way_is_caught(name, imported):
     assert wrong_way(name, imported) == imported
@@ -143,3 +152,61 @@ def test_every_module_is_named_by_its_tests(path):
                    f"test_{path.stem}.py, or a first line '# -*- test-case-name: tests.ROOM.test_X -*-'")
     missing = [name for name in names if not (REPO / name).is_file()]
     assert missing == [], f"{path.relative_to(REPO)} names tests that do not exist: {missing}"
+
+
+ONE_WAY = ("evolution.store",)  # rooms whose modules import each other without a cycle
+
+
+def cycle(graph: dict[str, list[str]]) -> list[str]:
+    """A cycle of imports among ``graph``'s modules (``[a, b, a]``: a imports b, b imports a), or []."""
+    done: set[str] = set()
+
+    def visit(name: str, path: list[str]) -> list[str]:
+        if name in path:
+            return path[path.index(name):] + [name]
+        if name in done or name not in graph:
+            return []
+        for imported in graph[name]:
+            found = visit(imported, path + [name])
+            if found:
+                return found
+        done.add(name)
+        return []
+
+    for name in sorted(graph):
+        found = visit(name, [])
+        if found:
+            return found
+    return []
+
+
+def room_imports(room: str) -> dict[str, list[str]]:
+    """Each module of ``room`` (its package) and the modules of the same room it imports, function-level ones and
+    ``from evolution.store import postgres`` too."""
+    folder = REPO / Path(*room.split("."))
+    paths = {module_name(path): path for path in sorted(folder.rglob("*.py"))}
+    graph = {}
+    for name, path in paths.items():
+        imported = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                imported |= {alias.name for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                imported |= {node.module} | {f"{node.module}.{alias.name}" for alias in node.names}
+        graph[name] = sorted(module for module in imported if module in paths and module not in (room, name))
+    return graph
+
+
+@pytest.mark.parametrize("room", ONE_WAY)
+def test_a_rooms_modules_import_each_other_one_way(room):
+    assert cycle(room_imports(room)) == [], f"the modules of {room} import each other in a circle"
+
+
+def test_a_circle_of_imports_is_caught():
+    assert cycle({"store.database": ["store.postgres"], "store.postgres": ["store.database"]}) == [
+        "store.database", "store.postgres", "store.database"]
+    assert cycle({"a": ["b", "c"], "b": ["c"], "c": ["d"], "d": ["b"]}) == ["b", "c", "d", "b"]
+    assert cycle({"a": ["b", "c"], "b": ["c"], "c": []}) == []
+    store = room_imports("evolution.store")
+    assert "evolution.store.sql_dialects" in store["evolution.store.results_store"]
+    assert "evolution.store.postgres" in store["evolution.store.keeper"]  # from evolution.store import postgres

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Callable
 
 from evolution.cli.arguments import ArgumentParser
-from evolution.cli.demo import START_LIMIT, Lines, demo_bots, ended, starting
+from evolution.cli.demo import START_LIMIT, Lines, demo_bots, ended, ranked_by, starting
 from evolution.cli.evolution_results import format_ladder
 from evolution.stock_servers import HostGroup, haproxy_missing, postgres_missing
 from evolution.store.results_store import ResultsStore
@@ -161,9 +161,7 @@ class Watch:
         names = [standing.name for _, standing in top]
         if names != self.leaders and now - self.said_at >= SAID_EVERY:
             self.leaders, self.said_at = names, now
-            shown = ", ".join(f"{rank}. {standing.name} {standing.rating_mu:.1f} +- {standing.rating_sigma:.1f}"
-                              for rank, standing in top)
-            self.lines.say(f"leaders after {plural(self.games, 'game')}: {shown}")
+            self.lines.say(f"leaders after {plural(self.games, 'game')} {ranked_by(top)}")
 
     def hosts_line(self, final: bool = False) -> str:
         each = ", ".join(f"{host} {count}" for host, count in sorted(self.by_host.items()))

@@ -21,12 +21,16 @@ the bots that fail on purpose are hung up on in their first game).
 bots, a cheater and a hole-placer, in games of 2 to 4, in the course's
 protocol (or ``--dialect seed004``). Its process helpers are
 ``evolution.testing``'s, which the end-to-end tests and the benchmarks use
-too.
+too; its reading of the host's log is ``demo_log.LogFollower``.
+The results, the host's journal and its log go to a folder of the system's
+temporary folder, removed at the end (on Ctrl-C too) unless ``--keep``, or
+unless the demo failed with its host's log there: the last line says where
+it was and which (``put_away``).
 """
 
 from __future__ import annotations
 
-import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -35,6 +39,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from evolution.cli.arguments import ArgumentParser, add_game
+from evolution.cli.demo_log import LogFollower
 from evolution.cli.evolution_results import format_game, format_ladder, format_tournament
 from evolution.games import DEFAULT_GAME, game
 from evolution.store.results_store import ResultsStore
@@ -64,6 +69,8 @@ def parser() -> ArgumentParser:
                    "0.02, for more games)")
     p.add_argument("--linger", type=float, default=20.0, metavar="SECONDS",
                    help="keep the host and its web view up this long after the tournament (default 20; Ctrl-C ends)")
+    p.add_argument("--keep", action="store_true", help="keep the demo's folder in the system's temporary folder (the "
+                   "results, the host's journal and log; the last line says where) instead of removing it at the end")
     return p
 
 
@@ -111,24 +118,42 @@ def main(argv: list[str] | None = None) -> int:
     if args.dialect is not None and args.dialect not in chosen.dialects:
         parser().error(f"--dialect of {args.game} is one of {', '.join(chosen.dialects)}")
     folder = Path(tempfile.mkdtemp(prefix="evolution-demo-"))
-    db, log = folder / "results.sqlite", folder / "host.log"
-    port = free_port()
     lines = Lines()
-    lines.say(f"host: twistd evolution on 127.0.0.1:{port}, results in {db}, log in {log}")
+    keep = args.keep
     try:
-        if args.games is not None:
-            games_demo(port, db, log, args, lines)
-        elif args.ladder:
-            ladder_demo(port, db, log, args, lines)
-        else:
-            tournament_demo(port, db, log, args, lines)
+        run(folder, args, lines)
     except RuntimeError as error:
         print(f"demo: {error}", file=sys.stderr)
+        keep = keep or any(folder.iterdir())  # its host's log says what went wrong
         return 1
     except KeyboardInterrupt:
         print("demo: stopped")
         return 1
+    finally:
+        lines.say(put_away(folder, keep))
     return 0
+
+
+def run(folder: Path, args: Any, lines: Lines) -> None:
+    """The demo, its results in ``folder``; ``RuntimeError`` (a sentence) if it cannot go on."""
+    db, log = folder / "results.sqlite", folder / "host.log"
+    port = free_port()
+    lines.say(f"host: twistd evolution on 127.0.0.1:{port}, results in {db}, log in {log}")
+    if args.games is not None:
+        games_demo(port, db, log, args, lines)
+    elif args.ladder:
+        ladder_demo(port, db, log, args, lines)
+    else:
+        tournament_demo(port, db, log, args, lines)
+
+
+def put_away(folder: Path, keep: bool) -> str:
+    """Remove the demo's ``folder`` unless ``keep``; the line that says which, and where it was."""
+    if keep:
+        return (f"the demo's folder is kept: {folder} (results, journal, log; evolution-results --db "
+                f"{folder / 'results.sqlite'} reads them; rm -r {folder} removes it)")
+    shutil.rmtree(folder, ignore_errors=True)
+    return f"removed the demo's folder {folder} (results, journal, log; --keep keeps it)"
 
 
 def started(host: HostProcess, lines: Lines) -> None:
@@ -293,76 +318,24 @@ def ladder_demo(port: int, db: Path, log: Path, args: Any, lines: Lines) -> None
 
 
 def leaders(db: Path, count: int = 5) -> str:
-    """One line: the games so far and the ladder's first ``count``."""
+    """One line: the games so far and the ladder's first ``count``, by what ranks them."""
     store = ResultsStore.open(db)
     try:
         games = sum(1 for game in store.games() if game.finished)
-        top = ", ".join(f"{rank}. {standing.name} {standing.rating_mu:.1f} +- {standing.rating_sigma:.1f}"
-                        for rank, standing in store.ladder(limit=count))
+        top = store.ladder(limit=count)
     finally:
         store.close()
-    return f"ladder: {plural(games, 'game')} so far; leaders {top or '-'}"
+    return f"ladder: {plural(games, 'game')} so far; leaders {ranked_by(top)}"
 
 
-ROUND_LINE = re.compile(
-    r"\] (tournament \d+ (?:round \d+(?: of [^:]*)?: \d+ games?, \d+ players?(?: \(play-off .*\))?$"
-    r"|round \d+(?: of [^:]*)?: \d+ of \d+ games? done.*|round \d+: .*|is over.*))"
-)
-SIGNUP_LINE = re.compile(r"\] signed up .* \((\d+) waiting\)$")
-GAME_OVER_LINE = re.compile(r"\] game \d+ (?:finished|aborted)")
-
-
-class LogFollower:
-    """Reads the host's log as it grows: says the sign-up count as bots sign up (at most every 2 s, and when all
-    have) and the tournament's round and game lines; ``poll()`` is True once the first tournament is over;
-    ``status(waited)`` says where things stand (``ladder``: the store of a ladder, whose games it counts)."""
-
-    def __init__(self, log: Path, host: HostProcess, lines: Lines, total: int, ladder: Path | None = None,
-                 every: float = 2.0) -> None:
-        self.log, self.host, self.lines, self.total, self.ladder, self.every = log, host, lines, total, ladder, every
-        self.seen = 0
-        self.signed_up = self.shown = 0
-        self.shown_at = time.monotonic()
-        self.games = 0
-        self.latest: str | None = None  # the last round line said
-
-    def poll(self) -> bool:
-        if self.host.process.poll() is not None:
-            raise RuntimeError(f"the host stopped with status {self.host.process.returncode}; see {self.log}")
-        text = self.log.read_text(errors="replace") if self.log.is_file() else ""
-        new = text.splitlines()[self.seen:] if text.endswith("\n") else text.splitlines()[self.seen:-1]
-        self.seen += len(new)
-        over = False
-        for line in new:
-            signup = SIGNUP_LINE.search(line)
-            if signup:
-                self.signed_up = max(self.signed_up, int(signup.group(1)))
-            self.games += bool(GAME_OVER_LINE.search(line))
-            match = ROUND_LINE.search(line)
-            if match:
-                self._signups(force=True)
-                self.latest = match.group(1)
-                self.lines.say(self.latest)
-                over = over or " is over" in self.latest
-        self._signups()
-        return over
-
-    def _signups(self, force: bool = False) -> None:
-        now = time.monotonic()
-        done = self.signed_up >= self.total
-        if self.signed_up > self.shown and (done or force or now - self.shown_at >= self.every):
-            self.lines.say(f"sign-up: {self.signed_up} of {plural(self.total, 'bot')} signed up")
-            self.shown, self.shown_at = self.signed_up, now
-
-    def status(self, waited: float) -> str:
-        if self.games == 0 and self.signed_up < self.total and self.latest is None:
-            return (f"sign-up: {self.signed_up} of {plural(self.total, 'bot')} signed up; the others' processes are "
-                    "still starting")
-        if self.ladder is not None:
-            return f"ladder: {plural(self.games, 'game')} played so far"
-        if self.latest is None:
-            return "waiting for the tournament to begin"
-        return f"{self.latest.split(':')[0]}: still playing ({plural(self.games, 'game')} over so far)"
+def ranked_by(top: list[tuple[int, Any]]) -> str:
+    """Ranked standings as the value that ranks them, mu - 3 sigma (a provisional rating, marked ``?``, ranks after
+    every established one, as in ``evolution-results --ladder``)."""
+    if not top:
+        return "-"
+    return "by mu - 3 sigma (? provisional, ranked after): " + ", ".join(
+        f"{rank}. {standing.name} {standing.ordinal:.1f}{'?' if standing.provisional else ''}" for rank, standing in top
+    )
 
 
 if __name__ == "__main__":

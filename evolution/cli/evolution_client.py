@@ -24,12 +24,19 @@ purpose) or ``module:Class`` for a class of your own with the game's player
 interface (Evolution's: start, choose, feed_next; Fish's: playing_as,
 playing_with, setup, take_turn). ``--dialect`` names the host's dialect
 (Fish: ``course``, the default, or ``seed004``). A name the dialect does
-not take (Fish's course protocol: 1 to 12 ASCII letters) is a usage error.
+not take (Fish's course protocol: 1 to 12 ASCII letters), or one that is
+not UTF-8 text (a terminal's Latin-1 bytes), is a usage error.
+``--key SECRET`` (or the environment variable ``EVOLUTION_KEY``) proves the
+bot's account on a host with ``--accounts roster|closed``: the sign-up is
+``["sign-up", name, {"key": SECRET}]`` (docs/accounts.md). The key goes to
+whichever host the client connects to (in the clear without ``--tls``), an
+open host's too: give it only for the host that issued it.
 """
 
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 from typing import Any
 
@@ -38,7 +45,7 @@ from twisted.internet.task import deferLater, react
 
 from evolution.cli.arguments import ArgumentParser, add_game, on_signals, seconds, whole_number
 from evolution.games import DEFAULT_GAME, GAME_NAMES, Game, game
-from evolution.net.client import RECONNECT_DELAY, ClientError, play_remote
+from evolution.net.client import RECONNECT_DELAY, ClientError, conversation, play_remote
 from evolution.text import escape, plural, quoted
 
 
@@ -107,9 +114,10 @@ def parser() -> ArgumentParser:
     p.add_argument("--retries", type=retry_count, default=3,
                    help="retries of a refused connection, 2 s apart (default 3)")
     p.add_argument("--reconnect", type=retry_count, default=0, metavar="TRIES",
-                   help="when the host hangs up or goes away, sign up again, a line each try, until it does not take "
-                   "the bot back (\"game full\") or TRIES tries in a row cannot reach it: a host restarted with "
-                   "--resume takes its tournament's entrants back (default 0: end when the host hangs up)")
+                   help="when the host hangs up or goes away, sign up again, a line each try, until the dialect says "
+                   "the tournament is over (Fish's course protocol), the host does not take the bot back (\"game "
+                   "full\") or TRIES tries in a row cannot reach it: a host restarted with --resume takes its "
+                   "tournament's entrants back (default 0: end when the host hangs up)")
     p.add_argument("--reconnect-delay", type=seconds(0.1, 600), default=RECONNECT_DELAY, metavar="SECONDS",
                    help=f"seconds between those tries (default {RECONNECT_DELAY:g})")
     p.add_argument("--tls", action="store_true", help="connect over TLS; trust the host's certificate only if the "
@@ -122,6 +130,10 @@ def parser() -> ArgumentParser:
     p.add_argument("--dialect", help="the host's dialect of the protocol ("
                    + "; ".join(f"{name}: {', '.join(game(name).dialects)}" for name in GAME_NAMES)
                    + "; default: the game's first, the course's)")
+    p.add_argument("--key", help="the bot's secret on a host with --accounts (evolution-accounts issued it), sent "
+                   "beside --name to whichever host this connects to (in the clear without --tls): give it only for "
+                   "the host that issued it; better in the environment variable EVOLUTION_KEY (set for this command "
+                   "alone), which other users cannot see")
     p.add_argument("--quiet", action="store_true", help="print nothing when the game ends normally")
     return p
 
@@ -150,7 +162,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.name is None:
         args.name = chosen.bot_name(strategy)
     try:
-        chosen.dialect(args.dialect or chosen.dialects[0]).client(args.name, player)  # the name as the dialect takes it
+        conversation(args.name, player, chosen.name, args.dialect)  # UTF-8 text, as the dialect takes it
     except ValueError as error:
         parser().error(f"--name: {error}")
 
@@ -174,6 +186,7 @@ def main(argv: list[str] | None = None) -> None:
         game = ensureDeferred(play_remote(
             reactor, args.host, args.port, args.name, player, args.retries, tls=tls, dialect=args.dialect,
             game=args.game, reconnect=args.reconnect, reconnect_delay=args.reconnect_delay,
+            key=args.key or os.environ.get("EVOLUTION_KEY") or None,
         ))
         on_signals(reactor, lambda number: game.cancel())  # a signal stops the game, which hangs up; then the loop
         try:

@@ -16,13 +16,17 @@ summaries, then what ranks the standings, then the standings.
 sigma (what ranks it, after whether it is established), games, wins and
 removals; with ``--json`` a list of objects with ``name``, ``rank``,
 ``rating``, ``rating_sigma``, ``games``, ``wins``, ``removals``,
-``provisional`` (``evolution.tournament.ladder_standings.Standing.to_json``).
+``provisional`` (``evolution.tournament.ladder_standings.Standing.to_json``);
+with bot accounts (``evolution-accounts``) each bot's owner and BANNED (JSON:
+``owner``, ``banned``); a host's guests are never on the ladder.
 ``--hosts`` lists the hosts whose games the store holds (a PostgreSQL store
 several hosts share, or one host under several names): each host's name
 (``twistd evolution --host-name``; games from before hosts had names have
 none), its games stored, those it is playing now, and when its last stored
 game ended; with ``--json`` a list of objects with ``host``, ``games``,
-``running``, ``last_ended`` (``ResultsStore.hosts``). Each game's header and
+``running``, ``last_ended`` (``ResultsStore.hosts``), ``last_heard`` (the host's
+last heartbeat, about once a minute while it runs: ``evolution.store.heartbeats``)
+and ``silent_s`` (seconds since). Each game's header and
 each tournament's line name the host that played it ("on lab3:45678").
 A game's table shows each seat's rank (the game's own) and place (equal
 scores share one, marked ``=``); ``--json`` adds ``place`` to each seat and
@@ -42,7 +46,9 @@ from typing import Sequence
 from evolution.cli.arguments import ArgumentParser, add_game, quiet_broken_pipe
 from evolution.games import DEFAULT_GAME, UnknownGame
 from evolution.games import game as game_named
+from evolution.store.accounts import Accounts
 from evolution.store.database import StoreError
+from evolution.store.heartbeats import RECENT, last_heard, silent_for
 from evolution.store.records import EntrantRecord, GameRecord, SeatRecord, TournamentRecord, seat_places, tie_break
 from evolution.store.results_store import ResultsStore, reading
 from evolution.text import escape, plural, short
@@ -174,32 +180,68 @@ def format_standings(tournament: TournamentRecord) -> str:
     return "\n".join(lines)
 
 
-def format_ladder(rows: list[tuple[int, Standing]], game: str) -> str:
-    """The ladder as a table, with the lines that say what ranks it and what ``?`` marks."""
+def format_ladder(rows: list[tuple[int, Standing]], game: str, marks: dict[str, dict] | None = None) -> str:
+    """The ladder as a table, with the lines that say what ranks it and what ``?`` marks; with bot accounts
+    (``marks``), each bot's owner, and BANNED."""
+    marks = marks or {}
     lines = [f"  ladder of {escape(game)}: {plural(len(rows), 'bot')}, ranked by the rating mu - 3 sigma;"
              " equal values share a rank",
              f"  ? marks a provisional rating (fewer than {plural(ESTABLISHED, 'game')} played to the end), ranked"
              " after every established one; a bot removed from every game it played comes last",
-             f"  rank  {'name':<{NAME_WIDTH}}  rating           mu-3sigma  games   wins  removals"]
+             f"  rank  {'name':<{NAME_WIDTH}}  rating           mu-3sigma  games   wins  removals"
+             + ("  owner" if marks else "")]
     for rank, standing in rows:
         mark = "?" if standing.provisional else " "
         lines.append(
             f"  {rank:>4}  {short(standing.name, NAME_WIDTH):<{NAME_WIDTH}}  {standing.rating_mu:6.2f} +- "
             f"{standing.rating_sigma:4.2f}{mark}  {standing.ordinal:9.2f}  {standing.games:>5}  {standing.wins:>5}"
-            f"  {standing.removals:>8}"
+            f"  {standing.removals:>8}" + _owner(marks.get(standing.name))
         )
     return "\n".join(lines)
 
 
+def with_heartbeats(store: ResultsStore) -> list[dict]:
+    """``store.hosts()``, each with ``last_heard`` (its store process's last heartbeat, or None) and
+    ``silent_s`` (seconds since), and the hosts heard from that stored no game yet."""
+    heard = last_heard(store)
+    hosts = {row["host"]: row for row in store.hosts()}
+    for host in heard.keys() - hosts.keys():
+        hosts[host] = {"host": host, "games": 0, "running": 0, "last_ended": None}
+    for host, row in hosts.items():
+        seen = heard.get(host)
+        row["last_heard"], row["silent_s"] = seen, None if seen is None else round(silent_for(seen), 1)
+    return sorted(hosts.values(), key=lambda row: (row["host"] is None, row["host"] or ""))
+
+
+def _ago(seconds: float | None) -> str:
+    if seconds is None:
+        return "never"
+    if seconds < 120:
+        return f"{max(0, round(seconds))} s ago"
+    return f"{round(seconds / 60)} min ago" if seconds < 7200 else f"{seconds / 3600:.1f} h ago"
+
+
+def _owner(mark: dict | None) -> str:
+    if mark is None:
+        return ""
+    return f"  {short(mark['owner'], NAME_WIDTH)}{' BANNED' if mark['banned'] else ''}"
+
+
 def format_hosts(hosts: list[dict]) -> str:
-    """``--hosts``: a line per host, with its games stored, running now and when its last one ended."""
+    """``--hosts``: a line per host, with its games stored, running now, when its last one ended and when it was
+    last heard from."""
     names = ["(none)" if row["host"] is None else short(row["host"], HOST_WIDTH) for row in hosts]
     width = max(len(name) for name in names + ["host"])
-    lines = [f"  {'host':<{width}}  games  running  last game ended"]
+    lines = [f"  {'host':<{width}}  games  running  {'last game ended':<25}  last heard from"]
     for name, row in zip(names, hosts):
-        lines.append(f"  {name:<{width}}  {row['games']:>5}  {row['running']:>7}  {escape(row['last_ended'] or '-')}")
+        lines.append(f"  {name:<{width}}  {row['games']:>5}  {row['running']:>7}  "
+                     f"{escape(row['last_ended'] or '-'):<25}  {_ago(row.get('silent_s'))}")
     if any(row["host"] is None for row in hosts):
         lines.append("  (none): games stored before hosts had names (a store older than version 7)")
+    silent = [row["host"] for row in hosts if row["running"] and (row.get("silent_s") or 0) > RECENT]
+    for host in silent:
+        lines.append(f"  {escape(host)} plays games but has not been heard from for a while: if it is gone for good, "
+                     f"evolution-admin --db DB abort-host {escape(host)} stores them as aborted")
     return "\n".join(lines)
 
 
@@ -228,11 +270,12 @@ def show(store: ResultsStore, args: object) -> tuple[int, str]:
     if args.ladder:
         game = args.game or DEFAULT_GAME
         rows = store.ladder(game)
+        marks = Accounts(store.connection).marks()
         if args.json:
-            return 0, _dump([standing.to_json(rank) for rank, standing in rows])
-        return 0, format_ladder(rows, game) if rows else f"no ladder of {game} in {args.db}"
+            return 0, _dump([standing.to_json(rank) | marks.get(standing.name, {}) for rank, standing in rows])
+        return 0, format_ladder(rows, game, marks) if rows else f"no ladder of {game} in {args.db}"
     if args.hosts:
-        hosts = store.hosts()
+        hosts = with_heartbeats(store)
         if args.json:
             return 0, _dump(hosts)
         return 0, format_hosts(hosts) if hosts else f"no games in {args.db}"

@@ -27,54 +27,34 @@ from typing import Any, Mapping, NoReturn, TypeVar
 from twisted.python import usage
 
 from evolution import __version__
+from evolution.host.console.access import check_console_options
 from evolution.games import DEFAULT_GAME, GAME_NAMES, Game, game
-from evolution.jsonwire.framing import DEFAULT_MAX_DEPTH
-from evolution.net.host_connection import SIGNUP_MAX_BYTES
-from evolution.net.signup import (
-    DEFAULT_MAX_CONNECTIONS,
-    DEFAULT_MAX_PER_ADDRESS,
-    DEFAULT_MAX_REPLY,
-    DEFAULT_NUMBER_GRACE,
+from evolution.host.option_values import (
+    SECONDS,
+    WHOLE_NUMBERS,
+    parse_players,
+    parse_seconds,
+    parse_whole,
+    quoted_value,
+    seconds_option,
+    whole_option,
 )
-from evolution.store.journal import RESERVE_MIB
-from evolution.text import short
+from evolution.net.host_connection import SIGNUP_MAX_BYTES
+from evolution.net.signup import DEFAULT_MAX_PER_ADDRESS
 from evolution.tournament.standings import FINAL_TIEBREAKS, PLAYOFFS
 
 USAGE_STATUS, STARTUP_STATUS = 2, 1
-MAX_SEED = 2**53 - 1  # exact in any JSON reader
-FEWEST_PLAYERS = min(game(name).min_players for name in GAME_NAMES)  # of any game's
-MOST_PLAYERS = max(game(name).max_players for name in GAME_NAMES)
-
-# option: (default, lowest, highest)
-SECONDS = {
-    "timeout": (None, 0.01, 3600.0),  # the game's own default: Evolution 1 s, Fish 10 s
-    "signup-timeout": (None, 0.01, 3600.0),  # the dialect's own (Fish's course protocol: 10 s), else 5 s
-    "signup-window": (None, 0.01, 3600.0),  # 10 s for single games, 30 s per tournament sign-up period
-    "number-grace": (DEFAULT_NUMBER_GRACE, 0.001, 1.0),
-    "linger": (None, 0.01, 1_000_000.0),  # with --web: until stopped
-}
-WHOLE_NUMBERS = {
-    "games": (None, 1, 1_000_000),
-    "seed": (None, 0, MAX_SEED),
-    "max-message": (DEFAULT_MAX_REPLY, 1024, 64 * 1024 * 1024),
-    "max-depth": (DEFAULT_MAX_DEPTH, 3, 512),  # an Action4 nests 3 deep
-    "max-connections": (DEFAULT_MAX_CONNECTIONS, MOST_PLAYERS, 1_000_000),
-    "max-per-address": (None, 1, 1_000_000),  # DEFAULT_MAX_PER_ADDRESS, the host's own machine not capped
-    "signup-periods": (2, 1, 100),
-    "min-signups": (None, FEWEST_PLAYERS, 1_000_000),  # MIN of --players
-    "max-signups": (1000, FEWEST_PLAYERS, 1_000_000),
-    "rounds": (None, 1, 1000),
-    "tournaments": (1, 1, 1_000_000),
-    "journal-reserve": (RESERVE_MIB, 1, 65536),
-    "workers": (os.cpu_count() or 1, 0, 256),
-    "web-connections": (256, 1, 100_000),
-}
-SIGNUP_WINDOW = {"games": 10.0, "tournament": 30.0, "ladder": 1.0}
+SIGNUP_WINDOW = {"games": 10.0, "tournament": 30.0, "ladder": 0.1}
 SIGNUP_TIMEOUT = 5.0  # when the dialect names no limit of its own
 SWISS_ROUNDS = 5
 TOURNAMENT_ONLY = ("signup-periods", "min-signups", "max-signups", "rounds", "tournaments")
+KEPT_BY_A_TOURNAMENT = (  # stored when a tournament begins: --resume takes them from the store, never again
+    "game", "tournament", "players", "rounds", "seed", "timeout", "dialect", "final-tiebreak", "send-scores",
+    "tell-removed", "games", "tournaments", "min-signups", "max-signups", "accounts", "owners-may-meet",
+)
 VIEW_ONLY = ("view-only", "web", "db", "web-connections", "game", "host-name")  # what a process that plays no games takes
 
+MAX_PER_OWNER = 2  # an owner's bots connected at once (--accounts roster|closed)
 
 T = TypeVar("T")
 
@@ -116,68 +96,6 @@ def fail(message: str, status: int) -> NoReturn:
     raise SystemExit(status)
 
 
-def _quote(text: str, limit: int = 40) -> str:
-    """A value from the command line, quoted, escaped and cut short for a message."""
-    return repr(short(text, limit))
-
-
-def parse_players(text: str, chosen: Game | None = None) -> tuple[int, int]:
-    """``MIN-MAX`` (or ``N``) within the game's bounds (Evolution's 3..8, Fish's 2..4)."""
-    chosen = chosen or game(DEFAULT_GAME)
-    low_text, _, high_text = text.partition("-")
-    try:
-        low = int(low_text)
-        high = int(high_text) if high_text else low
-    except ValueError:
-        raise usage.UsageError(f"--players takes MIN-MAX, such as 3-8, not {_quote(text)}") from None
-    fewest, most = chosen.min_players, chosen.max_players
-    if not fewest <= low <= high <= most:
-        raise usage.UsageError(
-            f"--players {short(text, 40)}: a game needs between {fewest} and {most} players ({chosen.title}),"
-            " MIN <= MAX"
-        )
-    return low, high
-
-
-def _number(name: str, text: str, kind: type, what: str) -> Any:
-    try:
-        return kind(text)
-    except ValueError:
-        raise usage.UsageError(f"--{name} takes {what}, not {_quote(text)}") from None
-
-
-def parse_seconds(name: str, text: str) -> float:
-    """A number of seconds within the range ``SECONDS`` gives ``--name``."""
-    _default, low, high = SECONDS[name]
-    value = _number(name, text, float, "a number of seconds")
-    if value <= 0:
-        raise usage.UsageError(f"--{name} must be more than 0 seconds (allowed: {low:g} to {high:g})")
-    if not low <= value <= high:  # also NaN and infinity
-        raise usage.UsageError(f"--{name} must be {low:g} to {high:g} seconds, not {_quote(text)}")
-    return value
-
-
-def parse_whole(name: str, text: str) -> int:
-    """A whole number within the range ``WHOLE_NUMBERS`` gives ``--name``."""
-    _default, low, high = WHOLE_NUMBERS[name]
-    value = _number(name, text, int, "a whole number")
-    if value < low:
-        raise usage.UsageError(f"--{name} must be at least {low} (allowed: {low} to {high})")
-    if value > high:
-        raise usage.UsageError(f"--{name} must be at most {high} (allowed: {low} to {high})")
-    return value
-
-
-def _seconds(name: str, what: str) -> list:
-    default, low, high = SECONDS[name]
-    return [name, None, None if default is None else f"{default:g}", f"{what} ({low:g} to {high:g})"]
-
-
-def _whole(name: str, what: str) -> list:
-    default, low, high = WHOLE_NUMBERS[name]
-    return [name, None, None if default is None else str(default), f"{what} ({low} to {high})"]
-
-
 class Options(usage.Options):
     synopsis = "[options]"
     longdesc = (
@@ -194,8 +112,9 @@ class Options(usage.Options):
         "into games of MIN-MAX (MAX must be at least 2*MIN-1); every game of a round runs at once; "
         "players that go on get the next game's start on the same connection. It stops after "
         "--tournaments tournaments (see evolution-results --tournaments). With --ladder it runs a ladder until "
-        "stopped: bots sign up at any time and stay for game after game; --signup-window seconds after enough bots "
-        "wait, all those waiting are seated at tables of similar openskill ratings, avoiding recent rematches; the ratings are "
+        "stopped: bots sign up at any time and stay for game after game; games form as soon as 4 full tables of bots "
+        "wait, else --signup-window seconds after enough bots wait, at tables of similar openskill ratings, avoiding "
+        "recent rematches; the ratings are "
         "kept in --db across restarts (see evolution-results --ladder). It runs in the foreground only: "
         "twistd -n evolution [options]."
     )
@@ -206,19 +125,19 @@ class Options(usage.Options):
                      f"{game(name).min_players}..{game(name).max_players}" for name in GAME_NAMES) + ")"],
         ["port", "p", "tcp:45678", "endpoint to listen on, e.g. tcp:45678:interface=127.0.0.1 or "
          "ssl:45678:privateKey=key.pem:certKey=cert.pem (listen backlog 1024 unless it sets backlog=)"],
-        _seconds("timeout", "seconds a player has for each answer (default: "
+        seconds_option("timeout", "seconds a player has for each answer (default: "
                  + ", ".join(f"{name} {game(name).default_timeout:g}" for name in GAME_NAMES) + ")"),
-        _seconds("signup-timeout", f"seconds for a sign-up's first byte, and again for the rest (default "
+        seconds_option("signup-timeout", f"seconds for a sign-up's first byte, and again for the rest (default "
                  f"{SIGNUP_TIMEOUT:g}; fish's course dialect 10, as the course's server)"),
-        _seconds(
+        seconds_option(
             "signup-window",
             "seconds without a new sign-up before a game of at least MIN starts (default 10); with "
-            "--tournament, the length of a sign-up period (default 30); with --ladder, how long after enough bots "
-            "wait the next games form (default 1)",
+            "--tournament, the length of a sign-up period (default 30); with --ladder, the most a bot waits for its "
+            "next game once enough bots wait (default 0.1): games form at once when 4 full tables of bots wait",
         ),
-        _seconds("number-grace", "seconds after which a number with nothing after it counts as complete"),
-        _whole("games", "stop after this many games are over; by default, run until stopped"),
-        _whole("seed", "seed of the first game's deal (a shuffle, a board), game k uses SEED+k-1; by default random,"
+        seconds_option("number-grace", "seconds after which a number with nothing after it counts as complete"),
+        whole_option("games", "stop after this many games are over; by default, run until stopped"),
+        whole_option("seed", "seed of the first game's deal (a shuffle, a board), game k uses SEED+k-1; by default random,"
                " recorded"),
         ["db", None, "evolution.sqlite", "the results database: an SQLite file (created if missing), or a PostgreSQL "
          "database, postgresql://USER@HOST:PORT/NAME, which several hosts may share (docs/deploy.md)"],
@@ -226,34 +145,53 @@ class Options(usage.Options):
          "machine's name and --port's port, such as lab3:45678)"],
         ["journal", None, None, "the journal, where finished games wait while the database cannot take them "
          "(default: <db>.pending beside an SQLite --db; evolution-<host-name>.pending here for a PostgreSQL one)"],
-        _whole("max-message", "largest message a signed-up client may send, in bytes"),
-        _whole("max-depth", "deepest nesting a client's message may have"),
-        _whole("journal-reserve", "MiB of disk reserved at start for the journal <db>.pending, so that a full disk "
+        whole_option("max-message", "largest message a signed-up client may send, in bytes"),
+        whole_option("max-depth", "deepest nesting a client's message may have"),
+        whole_option("journal-reserve", "MiB of disk reserved at start for the journal <db>.pending, so that a full disk "
                "still keeps finished games (about 50 games of 8 players per MiB)"),
-        _whole("max-connections", "most connections at once; more are answered \"game full\""),
-        _whole("max-per-address", "most connections one address may hold at once (sign-ups included); more are "
+        whole_option("max-connections", "most connections at once; more are answered \"game full\""),
+        whole_option("max-per-address", "most connections one address may hold at once (sign-ups included); more are "
                f"answered \"game full\" (default {DEFAULT_MAX_PER_ADDRESS}, and none for the host's own machine, "
                "127.0.0.0/8 and ::1; given, it holds for every address)"),
         ["dialect", None, None, "the protocol's dialect (default: the game's first, the course's): "
          + "; ".join(f"{name} {', '.join(game(name).dialects)}" for name in GAME_NAMES)
          + " (evolution's seed002: tagged messages, \"ack\", the scores to every player at the end)"],
         ["resume", None, None, "go on with an interrupted tournament of --db: ID, or last (the default when --resume "
-         "is given alone); its format, players, rounds, seed, game and time limit are the stored ones; its "
-         "entrants sign up again by name (evolution-client --reconnect does) within --signup-window times "
-         "--signup-periods seconds"],
+         "is given alone), from what it stored as it went (its settings, each round's tables, finished games and "
+         "failures), never dealing a round again; its game, format, players, rounds, seed, dialect and time limits "
+         "are the stored ones (giving them again is refused); its entrants sign up again by name "
+         "(as evolution-client does with its reconnect option) within --signup-window times --signup-periods seconds; --port, --web, "
+         "--workers and the limits may be new"],
         ["web", None, None, "serve the live web view on this endpoint too, e.g. tcp:8080:interface=127.0.0.1 (in a"
          " process of its own when --workers is above 0)"],
-        _seconds("linger", "with --web: after the last game (--games) or tournament (--tournaments), keep the web view"
+        seconds_option("linger", "with --web: after the last game (--games) or tournament (--tournaments), keep the web view"
                  " up this long, then stop (default: until the host is stopped)"),
-        _whole("web-connections", "with --web: most web connections at once; more are answered 503"),
-        _whole("workers", "worker processes that play the games (default: the number of cores); 0 plays every game"
+        whole_option("web-connections", "with --web: most web connections at once; more are answered 503"),
+        ["admin", None, None, "serve the operator port on this endpoint, e.g. tcp:9100:interface=127.0.0.1: "
+         "/metrics (Prometheus), /livez, /readyz, /bots and the commands of evolution-admin (drain; pause and resume "
+         "a ladder; withdraw a bot; end a tournament; announce a line on the web view; ban and unban a bot or "
+         "owner, with --accounts); beyond loopback only with --admin-token-file (docs/operations.md)"],
+        ["admin-token-file", None, None, "with --admin: a file whose first line is the token every request to the "
+         "operator port must carry (Authorization: Bearer TOKEN; evolution-admin --token-file)"],
+        ["agent-check", None, None, "with --admin: answer HAProxy's agent-check on this endpoint, e.g. "
+         "tcp:9101:interface=127.0.0.1 (\"ready up\"; \"drain\" from the moment a drain begins)"],
+        whole_option("workers", "worker processes that play the games (default: the number of cores); 0 plays every game"
                " in the one process that signs players up"),
         ["tournament", None, None, "run tournaments instead of single games: knockout or swiss"],
-        _whole("signup-periods", "with --tournament: sign-up periods before giving up"),
-        _whole("min-signups", "with --tournament: players needed when a period ends (default: MIN of --players)"),
-        _whole("max-signups", "with --tournament: sign-up ends at once with this many"),
-        _whole("rounds", f"with --tournament swiss: rounds to play (default {SWISS_ROUNDS})"),
-        _whole("tournaments", "with --tournament: stop after this many tournaments"),
+        whole_option("signup-periods", "with --tournament: sign-up periods before giving up"),
+        whole_option("min-signups", "with --tournament: players needed when a period ends (default: MIN of --players)"),
+        whole_option("max-signups", "with --tournament: sign-up ends at once with this many"),
+        whole_option("rounds", f"with --tournament swiss: rounds to play (default {SWISS_ROUNDS})"),
+        whole_option("tournaments", "with --tournament: stop after this many tournaments"),
+        ["accounts", None, "open", "who may sign up under a name: open (anyone, as any name: the default), roster "
+         "(a bot that proves its account, evolution-accounts, plays under its public name, rated; anyone else as an "
+         "unrated guest, guest-N) or closed (only bots that prove their accounts); a banned bot is refused in roster "
+         "and closed (docs/accounts.md)"],
+        whole_option("max-per-owner", "with --accounts roster or closed: most bots of one owner connected at once "
+               "(default 2); a ladder never seats two of them at one table"),
+        ["proxy-from", None, None, "with --proxy-protocol: the addresses that may send the PROXY header, CIDR "
+         "prefixes comma-separated (e.g. 10.0.0.0/8,127.0.0.1; default: any peer; needed with --accounts roster or "
+         "closed); a header from any other peer closes its connection with a log line"],
         ["final-tiebreak", None, "co-winners", "with --tournament knockout: players tied for first in the final "
          f"are co-winners (as the course's reference), or with playoff play again, at most {PLAYOFFS} times, the "
          "final's best runners-up filling the game without counting"],
@@ -271,6 +209,9 @@ class Options(usage.Options):
         ["proxy-protocol", None, "--port is behind HAProxy (send-proxy or send-proxy-v2): each connection begins "
          "with a PROXY header, whose address is the bot's (logged, limited per address, a seed004 name); a "
          "connection without one is refused with a line"],
+        ["owners-may-meet", None, "with --accounts roster or closed and --tournament: let two bots of one owner sit "
+         "at one table (by default a round's tables are changed, players swapped between them, so that they do not "
+         "where the numbers allow, before the tables are stored)"],
         ["ladder", None, "run a ladder until stopped: bots come and go at any time and play game after game on one "
          "connection; games form from the bots waiting, by rating; ratings kept in --db (evolution-results --ladder)"],
         ["send-scores", None, "send every player still in a game the dialect's scores when it ends "
@@ -298,13 +239,17 @@ class Options(usage.Options):
                 if option == "--resume" and (index + 1 == len(options) or options[index + 1].startswith("-")):
                     options.insert(index + 1, "last")
                     break
+        self.given = {argument[2:].partition("=")[0] for argument in (sys.argv[1:] if options is None else options)
+                      if argument.startswith("--")}
         super().parseOptions(options)
 
     def postOptions(self) -> None:
         if self["view-only"]:
             self._check_view_only()
+        if self["resume"] is not None:
+            self._check_resume_alone()
         if self["game"] not in GAME_NAMES:
-            raise usage.UsageError(f"--game takes {' or '.join(GAME_NAMES)}, not {_quote(self['game'])}")
+            raise usage.UsageError(f"--game takes {' or '.join(GAME_NAMES)}, not {quoted_value(self['game'])}")
         chosen = game(self["game"])
         players = self["players"] or "-".join(map(str, chosen.default_players))
         self["min_players"], self["max_players"] = parse_players(players, chosen)
@@ -322,7 +267,7 @@ class Options(usage.Options):
             self["dialect"] = chosen.dialects[0]
         if self["dialect"] not in chosen.dialects:
             raise usage.UsageError(
-                f"--dialect of {chosen.name} takes {' or '.join(chosen.dialects)}, not {_quote(self['dialect'])}"
+                f"--dialect of {chosen.name} takes {' or '.join(chosen.dialects)}, not {quoted_value(self['dialect'])}"
             )
         if self["signup-timeout"] is None:
             self["signup-timeout"] = chosen.dialect(self["dialect"]).signup.timeout or SIGNUP_TIMEOUT
@@ -336,11 +281,47 @@ class Options(usage.Options):
             raise usage.UsageError("--host-name takes a name of 1 to 200 characters")
         self["setup"] = self._game_setup(chosen)
         self._check_tournament()
+        self._check_accounts()
         self._check_port("port", self["port"])
         if self["web"] is not None:
             self._check_port("web", self["web"])
         elif self["linger"] is not None:
             raise usage.UsageError("--linger goes with --web: without a web view the host stops at the end")
+        self["admin-token"] = check_console_options(self)
+        for option in ("admin", "agent-check"):
+            if self[option] is not None:
+                self._check_port(option, self[option])
+
+    def _check_accounts(self) -> None:
+        """``--accounts`` is a mode; ``--proxy-from`` goes with ``--proxy-protocol`` and holds prefixes, and is
+        needed with accounts: a header from any peer could name any address (around pinned prefixes and the
+        throttle)."""
+        from evolution.address_prefixes import parse_prefixes
+        from evolution.net.identity import MODES
+
+        if self["accounts"] not in MODES:
+            raise usage.UsageError(f"--accounts takes {', '.join(MODES)}, not {quoted_value(self['accounts'])}")
+        if self["max-per-owner"] is None:
+            self["max-per-owner"] = MAX_PER_OWNER
+        if self["owners-may-meet"] and self["accounts"] == "open":
+            raise usage.UsageError("--owners-may-meet goes with --accounts roster or closed (an open host knows no "
+                                   "owners)")
+        if missing := self._proxy_from_missing():
+            raise usage.UsageError(missing)
+        if self["proxy-from"] is not None:
+            if not self["proxy-protocol"]:
+                raise usage.UsageError("--proxy-from goes with --proxy-protocol (which peers may send the header)")
+            try:
+                self["proxy-from"] = parse_prefixes(self["proxy-from"])
+            except ValueError as error:
+                raise usage.UsageError(f"--proxy-from: {error}") from None
+
+    def _proxy_from_missing(self) -> str | None:
+        """With accounts behind a balancer, the sentence that asks for ``--proxy-from``; None when all is well."""
+        if self["proxy-protocol"] and self["proxy-from"] is None and self["accounts"] not in (None, "open"):
+            return (f"--accounts {self['accounts']} with --proxy-protocol needs --proxy-from: the balancer's "
+                    "addresses, such as 10.0.0.5 (the only peers whose header is believed)")
+        return None
 
     def _check_view_only(self) -> None:
         """``--view-only`` serves the web view alone: what a host that plays games is told makes no sense with it."""
@@ -390,7 +371,7 @@ class Options(usage.Options):
         mode = self["tournament"]
         if self["final-tiebreak"] not in FINAL_TIEBREAKS:
             raise usage.UsageError(
-                f"--final-tiebreak takes {' or '.join(FINAL_TIEBREAKS)}, not {_quote(self['final-tiebreak'])}"
+                f"--final-tiebreak takes {' or '.join(FINAL_TIEBREAKS)}, not {quoted_value(self['final-tiebreak'])}"
             )
         if mode != "knockout" and self["final-tiebreak"] != FINAL_TIEBREAKS[0]:
             raise usage.UsageError("--final-tiebreak goes with --tournament knockout (only a knockout has a final)")
@@ -408,7 +389,7 @@ class Options(usage.Options):
                 self["signup-window"] = SIGNUP_WINDOW["games"]
             return
         if mode not in ("knockout", "swiss"):
-            raise usage.UsageError(f"--tournament takes knockout or swiss, not {_quote(mode)}")
+            raise usage.UsageError(f"--tournament takes knockout or swiss, not {quoted_value(mode)}")
         if self["games"] is not None:
             raise usage.UsageError("--games is for single games; a tournament decides its own games")
         if self["rounds"] is not None and mode != "swiss":
@@ -432,13 +413,22 @@ class Options(usage.Options):
         if self["signup-window"] is None:
             self["signup-window"] = SIGNUP_WINDOW["tournament"]
 
+    def _check_resume_alone(self) -> None:
+        """``--resume`` goes on with a stored tournament: what it keeps of its own cannot be given again."""
+        if self["ladder"]:
+            raise usage.UsageError("--resume goes on with an interrupted tournament, and a ladder has none: a ladder "
+                                   "keeps its ratings in --db and goes on when started again without --resume")
+        kept = KEPT_BY_A_TOURNAMENT + tuple(option.name for name in GAME_NAMES for option in game(name).options)
+        clash = next((name for name in kept if name in getattr(self, "given", ())), None)
+        if clash is not None:
+            raise usage.UsageError(f"--{clash} does not go with --resume: the tournament keeps its own, stored when "
+                                   "it began (its game, format, players, rounds, seed, dialect, time limits and "
+                                   "accounts mode)")
+
     def _check_resume(self) -> None:
         which = self["resume"]
         if which != "last" and not (which.isdigit() and int(which) >= 1):
-            raise usage.UsageError(f"--resume takes a tournament's id or last, not {_quote(which)}")
-        for clash in ("tournament", "games", "rounds"):
-            if self[clash] is not None:
-                raise usage.UsageError(f"--{clash} does not go with --resume: the tournament keeps its own")
+            raise usage.UsageError(f"--resume takes a tournament's id or last, not {quoted_value(which)}")
         if self["signup-window"] is None:
             self["signup-window"] = SIGNUP_WINDOW["tournament"]
 
@@ -452,11 +442,14 @@ class Options(usage.Options):
             self["dialect"] = chosen.dialects[0]
         if stored.get("setup") is None:
             self["setup"] = chosen.setup({})
-        self["signup-timeout"] = chosen.dialect(self["dialect"]).signup.timeout or SIGNUP_TIMEOUT
+        if "signup-timeout" not in getattr(self, "given", ()):  # the stored dialect's own, unless given anew
+            self["signup-timeout"] = chosen.dialect(self["dialect"]).signup.timeout or SIGNUP_TIMEOUT
+        if missing := self._proxy_from_missing():  # the tournament's stored --accounts, checked as if given
+            raise StartupError(f"{missing}; the tournament to resume keeps its --accounts")
 
     @staticmethod
     def _check_port(option: str, description: str) -> None:
-        shown = _quote(description, 200)  # paths of certificates
+        shown = quoted_value(description, 200)  # paths of certificates
         from evolution.net.endpoints import EndpointError, EndpointUnavailable, check_server  # not for --help
 
         try:

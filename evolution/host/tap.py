@@ -25,15 +25,26 @@ import os
 from typing import Any, Callable
 
 from twisted.application import service
-from twisted.internet.error import ReactorNotRunning
 from twisted.logger import Logger
 
+from evolution.host.console.announcements import NoticeBoard
+from evolution.host.console.console_service import console_service
 from evolution.host.log_lines import LoggedApplication
 from evolution.host.options import STARTUP_STATUS, Options, StartupError, TwistdOptions, fail
+from evolution.host.roster import RosterService
 from evolution.host.runner.memory import GC_YOUNG, settle_memory
-from evolution.host.wiring import LobbyService, StoreService, allow_open_files, build_host, open_store, to_resume
+from evolution.host.wiring import (
+    LobbyService,
+    StoreService,
+    allow_open_files,
+    build_host,
+    check_resumable,
+    open_store,
+    to_resume,
+)
 from evolution.net.endpoints import ListeningService, server_endpoint
 from evolution.net.proxy_header import ProxiedFactory
+from evolution.processes.stopping import heed_stop_signals, stop_once
 from evolution.store.postgres import shown
 
 __all__ = ["GC_YOUNG", "Options", "TwistdOptions", "makeService", "settle_memory"]
@@ -41,41 +52,34 @@ __all__ = ["GC_YOUNG", "Options", "TwistdOptions", "makeService", "settle_memory
 log = Logger()
 
 
-def _stop_reactor(reactor: Any) -> None:
-    try:
-        reactor.stop()
-    except ReactorNotRunning:  # stopped by a signal in the meantime
-        pass
-
-
 def _at_the_end(reactor: Any, web: bool, linger: float | None) -> Callable[[], None]:
     """What the host does after its last game or tournament: stop; with a web view, after ``--linger`` (or never)."""
 
     def stop() -> None:
-        reactor.callLater(0, _stop_reactor, reactor)
+        reactor.callLater(0, stop_once, reactor)
 
     def stop_later() -> None:
         if linger is None:
             log.info("the last game is over; the web view stays up until the host is stopped")
         else:
             log.info("the last game is over; the web view stays up {linger:g} s more", linger=linger)
-            reactor.callLater(linger, _stop_reactor, reactor)
+            reactor.callLater(linger, stop_once, reactor)
 
     return stop_later if web else stop
 
 
-def _web(options: Options, reactor: Any, host: Any, echo: bool) -> service.Service:
+def _web(options: Options, reactor: Any, host: Any, echo: bool, notices: NoticeBoard) -> service.Service:
     """The web view: a process of its own with worker processes, else in this one (``--workers 0``)."""
     if options["workers"] > 0:
         from evolution.web.feed import HostFeed  # the web view's modules load only when it is asked for
         from evolution.web.web_process import WebProcessService
 
-        feed = HostFeed(host.runner, host.factory, host.tournaments, reactor)
+        feed = HostFeed(host.runner, host.factory, host.tournaments, reactor, notices)
         return WebProcessService(reactor, options["web"], options["db"], feed, options["web-connections"], echo)
     from evolution.web.service import web_service
 
     return web_service(options["web"], reactor, host.runner, host.factory, options["db"], tournaments=host.tournaments,
-                       echo=echo, max_connections=options["web-connections"])
+                       echo=echo, max_connections=options["web-connections"], notices=notices)
 
 
 def _view_only(options: Options, reactor: Any) -> service.MultiService:
@@ -103,9 +107,11 @@ def _view_only(options: Options, reactor: Any) -> service.MultiService:
 def makeService(options: Options, reactor: Any = None) -> service.MultiService:
     if reactor is None:
         from twisted.internet import reactor
+    heed_stop_signals(reactor)  # Ctrl-C twice, or SIGTERM to the host's whole group: one stop, no traceback
     if options["view-only"]:
         return _view_only(options, reactor)
     try:
+        check_resumable(options)
         writer = open_store(options["db"], reactor, options["journal-reserve"], options["host-name"],
                             options["journal"])
         resume = to_resume(options)
@@ -113,23 +119,37 @@ def makeService(options: Options, reactor: Any = None) -> service.MultiService:
         fail(str(error), STARTUP_STATUS)
     allow_open_files(options["max-connections"])
     top = LoggedApplication(options.parent)  # twistd's log, its lines made cheaply
+    log.info("the results store: {db} (journal {journal}); this host is {host}", db=shown(options["db"]),
+             journal=writer.journal_path, host=options["host-name"])
     stop = _at_the_end(reactor, options["web"] is not None, options["linger"])
-    host = build_host(options, writer, reactor, stop, resume)
+    try:
+        host = build_host(options, writer, reactor, stop, resume)
+    except StartupError as error:
+        fail(str(error), STARTUP_STATUS)
     StoreService(writer, reactor, host.runner).setServiceParent(top)
     echo = not log_shown_on_stderr(options.parent)
     lobby = LobbyService(host.factory, host.runner, stop)
     if options["games"] is not None:
         lobby.stop_after(options["games"])
     lobby.setServiceParent(top)
+    if host.factory.identity is not None:
+        RosterService(host.factory.identity, options["db"], reactor,
+                      reloaded=host.factory.turn_away_unproven).setServiceParent(top)
     for mode in (host.tournaments, host.ladder):
         if mode is not None:
             mode.setServiceParent(top)
+    notices = NoticeBoard(reactor)  # the organiser's announcement (evolution-admin announce), on the web view
     if options["web"] is not None:
-        _web(options, reactor, host, echo).setServiceParent(top)
+        _web(options, reactor, host, echo, notices).setServiceParent(top)
     reactor.callWhenRunning(settle_memory)
     endpoint = server_endpoint(reactor, options["port"])
-    factory = ProxiedFactory(host.factory, reactor) if options["proxy-protocol"] else host.factory
-    ListeningService(endpoint, factory, options["port"], echo).setServiceParent(top)
+    factory = host.factory
+    if options["proxy-protocol"]:
+        factory = ProxiedFactory(host.factory, reactor, options["proxy-from"])
+    listening = ListeningService(endpoint, factory, options["port"], echo)
+    listening.setServiceParent(top)
+    console_service(options, reactor, host, writer, listening, options.get("admin-token"), echo,
+                    notices).setServiceParent(top)
     return top
 
 

@@ -20,6 +20,7 @@ nothing else happens.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Callable, NamedTuple
 
 from twisted.application import service
@@ -31,12 +32,16 @@ from evolution.host.modes.resumption import NotResumable, StoredTournament, load
 from evolution.host.modes.tournament_mode import TournamentService
 from evolution.host.modes.tournament_run import TournamentSettings
 from evolution.host.options import Options, StartupError, TwistdOptions, from_options
+from evolution.host.roster import Sessions, identity_step
 from evolution.host.runner.game_runner import GameRunner, GameSettings
+from evolution.net.identity import OPEN
 from evolution.net.lag import LagProbe
 from evolution.net.lobbies import GameLobby
 from evolution.net.signup import SignupConfig, SignupFactory
+from evolution.reserved_names import GUEST
 from evolution.store.database import StoreError
 from evolution.store.journal import RESERVE_MIB
+from evolution.store.postgres import is_url
 from evolution.store.writer import StoreWriter
 from evolution.text import plural
 from evolution.tournament.ladder_standings import Standings
@@ -141,7 +146,18 @@ def build_host(
         policy = ladder.policy
     if lobby is not None:
         policy = lobby(runner)
-    return Host(SignupFactory(config, policy, clock), runner, tournaments, ladder)
+    factory = SignupFactory(config, policy, clock)
+    if options.get("accounts", OPEN) != OPEN:
+        factory.identity = identity_step(options["accounts"], options["db"], clock)
+        factory.identity.max_per_owner = options["max-per-owner"]
+        factory.sessions = Sessions(options["db"], options["host-name"], clock)
+        owner_of = lambda connection: getattr(factory.identities.get(connection), "owner", None)  # noqa: E731
+        if tournaments is not None and not options["owners-may-meet"]:
+            tournaments.owner_of = owner_of
+        if ladder is not None:
+            ladder.owner_of = owner_of
+            ladder.unrated = lambda name: name.startswith(GUEST)
+    return Host(factory, runner, tournaments, ladder)
 
 
 def _runner(settings: GameSettings, config: SignupConfig, writer: StoreWriter, clock: Any, workers: int) -> GameRunner:
@@ -158,11 +174,19 @@ def to_resume(options: Options) -> StoredTournament | None:
     if options["resume"] is None:
         return None
     try:
-        stored = load_interrupted(options["db"], options["resume"])
-    except NotResumable as error:
+        stored = load_interrupted(options["db"], options["resume"], options["host-name"])
+    except (NotResumable, StoreError) as error:
         raise StartupError(str(error)) from None
     options.resumed(stored.options())
     return stored
+
+
+def check_resumable(options: Options) -> None:
+    """With ``--resume``, an SQLite ``--db`` that is not there is one line, before anything is made beside it."""
+    db = options["db"]
+    if options["resume"] is not None and not is_url(db) and not Path(db).is_file():
+        raise StartupError(f"no results database at {db}: --resume goes on with a tournament stored there (is --db "
+                           "the file the tournament was started with?)")
 
 
 def open_store(

@@ -96,9 +96,11 @@ class ClientOutcome:
 class ClientProtocol(JSONStreamProtocol):
     """Plays on a host for one player object, through its dialect's conversation."""
 
-    def __init__(self, conversation: Any, connected: Callable[[ClientProtocol], None] | None = None) -> None:
+    def __init__(self, conversation: Any, connected: Callable[[ClientProtocol], None] | None = None,
+                 key: str | None = None) -> None:
         super().__init__()
         self.conversation = conversation
+        self.key = key  # the bot's secret (--accounts): sent beside its name, ["sign-up", name, {"key": KEY}]
         self.on_connected = connected  # told once the connection is made, before the sign-up is written
         self.outcome: ClientOutcome = conversation.outcome
         self.name = self.outcome.name
@@ -117,6 +119,8 @@ class ClientProtocol(JSONStreamProtocol):
         if self.on_connected is not None:
             self.on_connected(self)
         first = self.conversation.sign_up()
+        if first is not None and self.key is not None and isinstance(first, str):
+            first = ["sign-up", first, {"key": self.key}]
         if first is not None:
             self.sendMessage(first)
 
@@ -183,7 +187,20 @@ def answered(answer: Any, encode: Callable[[Any], Any]) -> Any:
 
 
 def conversation(name: str, player: Any, game: str = DEFAULT_GAME, dialect: str | None = None) -> Any:
-    """What ``player`` says, signed up as ``name``, in ``game``'s ``dialect`` (its first by default)."""
+    """What ``player`` says, signed up as ``name``, in ``game``'s ``dialect`` (its first by default).
+
+    ``ValueError`` (a sentence) for a name that is not text (bytes of another encoding than UTF-8, as a command
+    line gives them) or that the dialect does not take.
+    """
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        try:
+            shown = name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+        except UnicodeEncodeError:
+            shown = name.encode("utf-8", "backslashreplace").decode()
+        raise ValueError(f'the name "{shown}" is not UTF-8 text (its bytes are of another encoding, Latin-1 '
+                         "perhaps); a name travels to the host as UTF-8: write it in UTF-8") from None
     chosen = game_named(game)
     return chosen.dialect(dialect or chosen.dialects[0]).client(name, player)
 
@@ -203,12 +220,14 @@ async def play_remote(
     reconnect: int = 0,
     reconnect_delay: float = RECONNECT_DELAY,
     connected: Callable[[ClientProtocol], None] | None = None,
+    key: str | None = None,
 ) -> ClientOutcome:
     """Connect (over TLS with ``tls``; from the local address ``bind``, if given), sign up as ``name`` and play
     ``game`` until the host hangs up.
 
     A name the dialect does not take fails here, before connecting (``ClientError``), as an unknown game or
     dialect does (``UnknownGame``, ``KeyError``). ``connected(protocol)`` is told once each connection is made.
+    ``key``: the bot's secret, sent beside its name (a host with ``--accounts``: docs/accounts.md).
     With ``reconnect``, sign up again when the host hangs up (or went away: a host killed mid-tournament and
     started again with ``--resume`` takes its entrants back), ``reconnect_delay`` seconds later, a line each try,
     until the host does not take the bot back ("game full": nothing for it to play), the dialect says the
@@ -219,7 +238,7 @@ async def play_remote(
         conversation(name, player, game, dialect)
     except ValueError as error:
         raise ClientError(str(error)) from None
-    once = (reactor, host, port, name, player, retry_delay, tls, dialect, game, bind, connected)
+    once = (reactor, host, port, name, player, retry_delay, tls, dialect, game, bind, connected, key)
     outcome = await _play_once(retries, *once)
     misses = 0
     while misses < reconnect and outcome.won is None:  # a tournament's end, where the dialect tells it, is the end
@@ -241,9 +260,10 @@ async def play_remote(
 async def _play_once(
     retries: int, reactor: Any, host: str, port: int, name: str, player: Any, retry_delay: float, tls: Any,
     dialect: str | None, game: str, bind: str | None, connected: Callable[[ClientProtocol], None] | None,
+    key: str | None = None,
 ) -> ClientOutcome:
     """One connection: connect (retrying a refused one ``retries`` times), sign up, play until hung up."""
-    factory = Factory.forProtocol(lambda: ClientProtocol(conversation(name, player, game, dialect), connected))
+    factory = Factory.forProtocol(lambda: ClientProtocol(conversation(name, player, game, dialect), connected, key))
     for attempt in range(retries + 1):
         try:
             protocol = await _connect(reactor, host, port, factory, tls, bind)
@@ -287,23 +307,37 @@ async def _connect(reactor: Any, host: str, port: int, factory: Factory, tls: An
 
 def _connect_to(reactor: Any, address: str, port: int, factory: Factory, bind: str | None) -> Deferred:
     connecting = _Connecting(factory)
-    reactor.connectTCP(address, port, connecting, bindAddress=(bind, 0) if bind is not None else None)
+    connecting.connector = reactor.connectTCP(address, port, connecting,
+                                              bindAddress=(bind, 0) if bind is not None else None)
     return connecting.connected
 
 
 class _Connecting(ClientFactory):
-    """One connection attempt: ``connected`` fires with the protocol once connected, or fails with why not."""
+    """One connection attempt: ``connected`` fires with the protocol once connected, or fails with why not.
+
+    Cancelled (a bot stopped while it connects), the attempt stops, and a connection that is made all the same
+    is dropped: no protocol signs up for nobody (whose end, unheard, would be an unhandled error)."""
 
     noisy = False
 
     def __init__(self, factory: Factory) -> None:
         self.factory = factory
-        self.connected: Deferred = Deferred()
+        self.connector: Any = None
+        self.cancelled = False
+        self.connected: Deferred = Deferred(self._cancel)
+
+    def _cancel(self, _: Deferred) -> None:
+        self.cancelled = True  # (``connected`` fails with CancelledError, not with the stop's UserError)
+        if getattr(self.connector, "state", None) == "connecting":
+            self.connector.stopConnecting()
 
     def buildProtocol(self, addr: Any) -> Any:
+        if self.cancelled:  # the connection made all the same is closed at once
+            return None
         protocol = self.factory.buildProtocol(addr)
         self.connected.callback(protocol)
         return protocol
 
     def clientConnectionFailed(self, connector: Any, reason: Failure) -> None:
-        self.connected.errback(reason)
+        if not self.cancelled:
+            self.connected.errback(reason)

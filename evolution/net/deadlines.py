@@ -42,6 +42,7 @@ class Deadlines:
         self._order = count()  # ties in due time keep the order they were added in
         self._timer: IDelayedCall | None = None
         self.stopped = False
+        self.replies: Any = None  # how long the answers to these limits' questions took (remote_seat.ReplyTimes)
 
     def add(self, seconds: float, limit: Limit) -> None:
         if self.stopped:

@@ -3,9 +3,9 @@
 
 Offers ``HostProtocol`` (one per connection; its factory is the sign-up
 factory, ``evolution.net.signup.SignupFactory``; ``wait(on_failure)``,
-``play(proxy)``, ``hand_over()``, ``close()``, and ``arriving(name,
-factory)`` for a connection adopted from another process), its states
-(``SIGNING_UP``, ``IN_LOBBY``, ``PLAYING``, ``CLOSED``, ``AWAY``),
+``fail_waiting(reason)``, ``play(proxy)``, ``hand_over()``, ``close()``, and
+``arriving(name, factory)`` for a connection adopted from another process),
+its states (``SIGNING_UP``, ``IN_LOBBY``, ``PLAYING``, ``CLOSED``, ``AWAY``),
 ``SIGNUP_MAX_BYTES`` (a sign-up's largest size) and ``show_address``.
 
 What each state does with a message: docs/architecture.md,
@@ -51,8 +51,11 @@ class HostProtocol(JSONStreamProtocol):
         self.address: str | None = None  # the peer's IP address, as its factory counts it
         self.shown_peer = ""  # the peer as first seen (behind a balancer the bot's, not the balancer's)
         self._on_waiting_failure: Callable[[str], None] | None = None
+        self._holder_closes = False  # wait(closes=True): the holder hangs up on it once its failure is stored
+        self._unheard = False  # failed so, and not hung up on yet
         self._deadline: IDelayedCall | None = None
         self._got_bytes = False
+        self._sign_up_read = False  # its sign-up message has come (perhaps being proven: --accounts)
         self._held = b""  # read while away (arriving): handed on at play() or wait()
         self._close_on_return = False
 
@@ -112,6 +115,8 @@ class HostProtocol(JSONStreamProtocol):
         self.factory.sign_up_silent(self)
 
     def dataReceived(self, data: bytes) -> None:
+        if self._unheard:
+            return
         if self.state == AWAY:
             self._held += data
             return
@@ -124,12 +129,13 @@ class HostProtocol(JSONStreamProtocol):
         super().dataReceived(data)
         if first:  # a sign-up begun but not complete has the limit again, from its first bytes
             self._got_bytes = True
-            if self.state == SIGNING_UP and self._reading():
+            if self.state == SIGNING_UP and not self._sign_up_read and self._reading():
                 self._set_deadline("sign-up message incomplete")
 
     def messageReceived(self, value: Any) -> None:
         if self.state == SIGNING_UP:
             self._cancel_deadline()
+            self._sign_up_read = True
             self.factory.sign_up(self, value)
         elif self.state == IN_LOBBY:
             self._waiting_failed("sent a message while waiting for a game")
@@ -141,8 +147,10 @@ class HostProtocol(JSONStreamProtocol):
             self.proxy.input_failed(reason)
         elif self.state == IN_LOBBY:
             self._waiting_failed(f"malformed message: {reason}")
-        else:
+        elif getattr(self.factory, "identity", None) is None:  # (a worker's connections have no identity step)
             self.refuse(f"malformed sign-up: {reason}")
+        else:  # --accounts: what it sent may hold a secret, and a framing error may quote some of it
+            self.refuse(f"malformed sign-up: {reason.split(':')[0]} (what it sent is not shown)")
 
     def resume(self, unread: bytes) -> None:
         """Adopted: keep what the last owner had read until ``play`` or ``wait`` says who hears it."""
@@ -183,16 +191,33 @@ class HostProtocol(JSONStreamProtocol):
 
     # -- who holds the connection -------------------------------------------------------
 
-    def wait(self, on_failure: Callable[[str], None]) -> None:
-        """Wait for the next game; ``on_failure(reason)`` hears of a message, bad bytes or a disconnect."""
+    def wait(self, on_failure: Callable[[str], None], closes: bool = False) -> None:
+        """Wait for the next game; ``on_failure(reason)`` hears of a message, bad bytes or a disconnect, or at once
+        of a bot's proof that no longer holds (``SignupFactory.no_longer_proven``: banned, a new secret); then the
+        connection is hung up on, or, with ``closes``, left to its holder to hang up on (once what it decided is
+        stored), what it sends meanwhile unread."""
         if self.state == CLOSED:
             on_failure("disconnected while waiting for a game")
             return
         self.state, self.proxy, self._on_waiting_failure = IN_LOBBY, None, on_failure
+        self._holder_closes = closes
+        revoked = self.factory.no_longer_proven(self)
+        if revoked is not None:  # a ban or a new secret read while it played: it waits no more
+            self._waiting_failed(revoked)
+            return
         self._hand_on_held()
 
+    def fail_waiting(self, reason: str) -> None:
+        """If it waits for a game: whoever holds it hears ``reason`` (as of a message it sent), and it is hung up on."""
+        if self.state == IN_LOBBY:
+            self._waiting_failed(reason)
+
     def play(self, proxy: Any) -> None:
-        """From now on every message goes to ``proxy``."""
+        """From now on every message goes to ``proxy`` (one closed already: ``proxy`` hears so at once, and fails its
+        first question then, rather than waiting out its time limit for a peer that is gone)."""
+        if self.state == CLOSED:  # (its proxy was let go as it closed)
+            proxy.connection_lost()
+            return
         self.state, self.proxy, self._on_waiting_failure = PLAYING, proxy, None
         self._hand_on_held()
 
@@ -200,6 +225,9 @@ class HostProtocol(JSONStreamProtocol):
         on_failure, self._on_waiting_failure = self._on_waiting_failure, None
         if on_failure is not None:  # first, so that the holder may still tell the player why
             on_failure(reason)
+            if self._holder_closes:
+                self._unheard = True  # out: nothing it sends is read now; its holder hangs up on it
+                return
         self.close()
 
     def refuse(self, reason: str) -> None:

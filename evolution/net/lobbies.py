@@ -10,8 +10,11 @@ factory:
   runs them, side by side;
 - ``SignupPeriods(...)``: a tournament's sign-up periods (``begin(players)``
   or ``give_up(players)``; ``open()`` again for the next one);
-- ``LadderLobby(window, form, lag=None)``: a ladder's rounds; its players
-  wait again after each game (``back(connection)``, ``gone(connection)``).
+- ``LadderLobby(window, form, lag=None, choose=None)``: a ladder's rounds,
+  formed as soon as ``BATCH_TABLES`` full tables wait, else ``window`` seconds
+  after enough do; ``choose`` picks whom to seat (default: the first to come);
+  its players wait again after each game (``back(connection)``,
+  ``gone(connection)``).
 
 When each policy starts a game, and what it does while the host is
 overloaded: docs/architecture.md, "A connection in the host".
@@ -34,6 +37,13 @@ log = Logger()
 Players = Callable[[list[Any]], Any]
 """What a policy does with the players it takes from the lobby (connections, in sign-up order)."""
 
+Choose = Callable[[list[Any], int], list[Any]]
+"""Which of the players waiting (in sign-up order) take ``count`` seats: at most that many, none if none can play."""
+
+
+def first_to_come(waiting: list[Any], count: int) -> list[Any]:
+    return waiting[:count]
+
 
 class Gathering(Protocol):
     """What a policy sees of the sign-up factory (``evolution.net.signup.SignupFactory``)."""
@@ -44,6 +54,8 @@ class Gathering(Protocol):
 
     def take_lobby(self, count: int | None = None) -> list[Any]: ...
 
+    def take(self, players: list[Any]) -> list[Any]: ...
+
 
 class _Timer:
     """One pending call on the factory's clock, restartable and cancellable."""
@@ -52,6 +64,10 @@ class _Timer:
         self.call: IDelayedCall | None = None
 
     def start(self, clock: Any, seconds: float, function: Callable[[], None]) -> None:
+        call = self.call
+        if call is not None and call.active() and call.args == (function,):  # moved, not made anew each sign-up
+            call.reset(seconds)
+            return
         self.cancel()
         self.call = clock.callLater(seconds, self._fire, function)
 
@@ -262,12 +278,20 @@ def _open(connection: Any) -> bool:
     return connection.state != CLOSED and not getattr(connection.transport, "disconnecting", False)
 
 
-class LadderLobby(_HeldWhenOverloaded):
-    """A ladder's lobby: games form every ``window`` seconds from the players waiting, who come back after each."""
+BATCH_TABLES = 4
+"""A ladder forms its next games at once, without waiting out its window, when this many full tables wait."""
 
-    def __init__(self, window: float, form: Players, lag: LagProbe | None = None) -> None:
+
+class LadderLobby(_HeldWhenOverloaded):
+    """A ladder's lobby: games form as soon as ``BATCH_TABLES`` full tables of players wait (full tables only,
+    the rest waiting on), else ``window`` seconds after enough wait (everyone waiting then, as far as ``choose``
+    can seat them); players come back after each game."""
+
+    def __init__(self, window: float, form: Players, lag: LagProbe | None = None, choose: Choose = first_to_come
+                 ) -> None:
         self.window = window
         self.form = form
+        self.choose = choose
         self.lag = lag
         self.is_open = True
         self.holding = False  # games wait for the host's lag to fall
@@ -282,9 +306,15 @@ class LadderLobby(_HeldWhenOverloaded):
         return name
 
     def joined(self) -> None:
-        enough = len(self.factory.lobby) >= self.config.min_players
-        if enough and self.is_open and not self.holding and self._timer.ends_at() is None:
-            self._timer.start(self.factory.clock, self.window, self._due)
+        waiting, clock = len(self.factory.lobby), self.factory.clock
+        if waiting < self.config.min_players or not self.is_open or self.holding:
+            return
+        due = self._timer.ends_at()
+        if waiting >= BATCH_TABLES * self.config.max_players:
+            if due is None or due > clock.seconds():  # on the reactor's next turn, with everyone back by then
+                self._timer.start(clock, 0, self._due)
+        elif due is None:
+            self._timer.start(clock, self.window, self._due)
 
     def left(self) -> None:
         pass  # the round forms from whoever waits when it is due
@@ -299,9 +329,13 @@ class LadderLobby(_HeldWhenOverloaded):
             log.info("the host is overloaded (the reactor ran {lag:.0f} ms late): the ladder's next games wait;"
                      " {count} waiting", lag=self.lag.lag * 1000, count=len(self.factory.lobby))
             return
-        config = self.config
-        players = self.factory.take_lobby(seated(len(self.factory.lobby), config.min_players, config.max_players))
-        if not players:
+        config, waiting = self.config, len(self.factory.lobby)
+        if waiting >= BATCH_TABLES * config.max_players:  # full tables only: the last to come wait for the next
+            count = waiting - waiting % config.max_players
+        else:
+            count = seated(waiting, config.min_players, config.max_players)
+        players = self.factory.take(self.choose(list(self.factory.lobby), count))
+        if not players:  # none can play together: they wait for the next to come
             return
         for connection in players:
             connection.state = PLAYING

@@ -1,9 +1,11 @@
 # -*- test-case-name: tests.net.test_proxy_header -*-
 """A port behind HAProxy: each connection's PROXY header read before the host sees the connection.
 
-Offers ``ProxiedFactory(factory, clock)`` (wraps the host's sign-up factory
-for ``--proxy-protocol``), ``HEADER_WAIT`` (how long a connection may take
-to send its header), ``real_transport(transport)`` (the TCP connection
+Offers ``ProxiedFactory(factory, clock, allowed=None)`` (wraps the host's sign-up factory
+for ``--proxy-protocol``; ``allowed``, the prefixes of ``--proxy-from``, parsed by
+``evolution.address_prefixes.parse_prefixes``: a peer outside them, which may not send
+the header, is closed with a log line before it is read), ``HEADER_WAIT`` (how long a
+connection may take to send its header), ``real_transport(transport)`` (the TCP connection
 under a proxied one, for ``evolution.net.handover``) and ``forget(transport)``
 (a proxied connection moved to another process: its wrapper let go).
 
@@ -17,7 +19,7 @@ balancer's health check (a header that names no client: ``LOCAL`` or
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 from twisted.internet.protocol import Protocol
 from twisted.logger import Logger
@@ -27,7 +29,7 @@ from zope.interface import directlyProvides, providedBy
 # named the peer; these two are what it is made of (stable since Twisted 16), used here to build it after.
 from twisted.protocols.haproxy._wrapper import HAProxyProtocolWrapper, HAProxyWrappingFactory
 
-from evolution.net.host_connection import show_address
+from evolution.address_prefixes import Prefix, within
 from evolution.text import escape
 
 log = Logger()
@@ -35,6 +37,12 @@ log = Logger()
 HEADER_WAIT = 10.0  # seconds; HAProxy sends its header as the connection opens
 _ENOUGH = 16  # bytes that tell a v1 header from a v2 one (a v1 header may be shorter: it ends with CRLF)
 _V1, _V2 = b"PROXY ", b"\r\n\r\n\x00\r\nQUIT\n"  # how each version's header begins
+
+
+def _shown(address: Any) -> str:
+    """The balancer's (or a peer's) ``host:port``: said here, not imported from the host's connection, which
+    hands connections over through this module (``evolution.net.handover``): no circle of imports."""
+    return f"{address.host}:{address.port}" if hasattr(address, "host") else str(address)
 
 
 def _may_begin_header(data: bytes) -> bool:
@@ -67,6 +75,10 @@ class ProxiedConnection(HAProxyProtocolWrapper):
         directlyProvides(self, providedBy(transport))
         Protocol.makeConnection(self, transport)
         self.factory.registerProtocol(self)
+        allowed = self.factory.allowed
+        if allowed is not None and not within(getattr(transport.getPeer(), "host", None), allowed):
+            self._refuse("this peer may not send a PROXY header (--proxy-from): only the balancer may")
+            return
         why = f"no PROXY header within {HEADER_WAIT:g} s"
         self._deadline = self.factory.clock.callLater(HEADER_WAIT, self._refuse, why)
 
@@ -74,7 +86,7 @@ class ProxiedConnection(HAProxyProtocolWrapper):
         if self._proxyInfo is not None:
             self.wrappedProtocol.dataReceived(data)
             return
-        if self.disconnecting:
+        if self.disconnecting or self._told:
             return
         if self._parser is None:
             self._early += data
@@ -108,7 +120,7 @@ class ProxiedConnection(HAProxyProtocolWrapper):
             self._told = True
             log.info(
                 "connection from {peer} on a --proxy-protocol port closed: {reason}",
-                peer=show_address(self.transport.getPeer()),
+                peer=_shown(self.transport.getPeer()),
                 reason=escape(reason),
             )
         self.transport.loseConnection()
@@ -130,9 +142,10 @@ class ProxiedFactory(HAProxyWrappingFactory):
 
     protocol = ProxiedConnection
 
-    def __init__(self, factory: Any, clock: Any) -> None:
+    def __init__(self, factory: Any, clock: Any, allowed: Sequence[Prefix] | None = None) -> None:
         super().__init__(factory)
         self.clock = clock
+        self.allowed = allowed  # the peers that may send the header (--proxy-from); None: any
 
     def buildProtocol(self, addr: Any) -> ProxiedConnection:
         return self.protocol(self)

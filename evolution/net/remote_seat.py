@@ -8,7 +8,8 @@ fails with ``PlayerFailure`` (late, malformed or refused, out of turn, the
 connection gone: the reason names the question left unanswered); ``on_failure`` hears of a failure once; ``log`` (a
 ``SeatLog``) records every message. And ``CallSettings`` (the time limit of
 each answer, the limits of particular kinds of question, and the host's one
-sweep of limits) and ``Connection``, what a seat needs of its connection.
+sweep of limits, whose ``replies``, a ``ReplyTimes``, counts how long the answers took in a host's games, for
+the operator's figures) and ``Connection``, what a seat needs of its connection.
 
 How a limit is checked (never the host's delay), what fails a player, and
 who hangs up: docs/architecture.md, "A connection in the host".
@@ -43,6 +44,37 @@ class Connection(Protocol):
     def close(self) -> None: ...
 
 
+REPLY_SECONDS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)  # a bot's answer
+
+
+class ReplyTimes:
+    """How long answers took, in the buckets of ``REPLY_SECONDS`` (each count: answers at most that long; one
+    more for longer), with their sum: what a host's figures show (``evolution_reply_seconds``)."""
+
+    def __init__(self) -> None:
+        self.counts = [0] * (len(REPLY_SECONDS) + 1)
+        self.total = 0.0
+
+    def observe(self, seconds: float) -> None:
+        index = 0
+        while index < len(REPLY_SECONDS) and seconds > REPLY_SECONDS[index]:
+            index += 1
+        self.counts[index] += 1
+        self.total += seconds
+
+    def take(self) -> list[float]:
+        """The counts and the sum since the last ``take`` (a worker's report carries them to the host)."""
+        taken = [*self.counts, self.total]
+        self.counts, self.total = [0] * len(self.counts), 0.0
+        return taken
+
+    def add(self, taken: list[float]) -> None:
+        """Another process's ``take()``, counted here."""
+        for index, count in enumerate(taken[:-1]):
+            self.counts[index] += int(count)
+        self.total += taken[-1]
+
+
 @dataclass(frozen=True)
 class CallSettings:
     """How a game's seats ask: the time limit of each answer (a dialect may set others), on this clock.
@@ -64,9 +96,10 @@ class _Call:
     A ``Deadlines`` limit: ``active`` until answered or failed; ``expire()`` when its time is up.
     """
 
-    __slots__ = ("kind", "deferred", "read", "sent", "seat", "active", "timeout")
+    __slots__ = ("kind", "deferred", "read", "sent", "seat", "active", "timeout", "asked")
 
     def __init__(self, kind: str, read: Callable[[Any], Any], sent: int, seat: RemoteSeat, timeout: float) -> None:
+        self.asked = 0.0
         self.kind = kind
         self.deferred: Deferred = Deferred()
         self.read = read
@@ -97,6 +130,7 @@ class RemoteSeat:
         self.timeout = timeout
         self.limits = limits or {}
         self.deadlines = deadlines if deadlines is not None else Deadlines(clock)
+        self.replies: ReplyTimes | None = self.deadlines.replies  # the host's, in its games
         self.failure: str | None = None
         self.on_failure: Callable[[str], None] | None = None
         self.log: SeatLog | None = None
@@ -120,6 +154,8 @@ class RemoteSeat:
         # An answer counts once this question is written: the count after the write.
         call = self._call = _Call(kind, read, self.connection.messages_sent + 1, self, limit)
         self.tell(message)
+        if self.replies is not None:
+            call.asked = self.clock.seconds()
         self.deadlines.add(limit, call)  # from now: the question is written (or the kernel holds it)
         return call.deferred
 
@@ -152,6 +188,8 @@ class RemoteSeat:
             self.fail(f"invalid reply to {call.kind}: {error}", call)
             return
         self._answered = call.kind
+        if self.replies is not None:
+            self.replies.observe(self.clock.seconds() - call.asked)
         call.deferred.callback(answer)
 
     def input_failed(self, reason: str) -> None:

@@ -10,8 +10,8 @@ has exited (and its messages are read), ``reason`` (Twisted's) and ``how``
 (``status N``, ``signal N``) say how; ``kill()``; ``finish(limit,
 kill=False)`` fires with True once it has exited, or with False after
 ``limit`` seconds (then killed, with ``kill``); ``running``, ``pid``. And the
-child's end of its pipes: ``send(stream, message)``, ``messages(stream)``,
-``quiet_child()``.
+child's end of its pipes: ``send(stream, message)``, ``messages(stream)``
+(the signals a child ignores: ``stopping.heed_only_the_host``).
 
 How a child talks to the host, and why processes and not threads for the
 disk work: docs/architecture.md, "The host and its workers".
@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import os
 import pickle
-import signal
 import socket
 import struct
 import sys
@@ -68,12 +67,6 @@ def messages(stream: BinaryIO) -> Iterator[Any]:
         if body is None:
             return
         yield pickle.loads(body)
-
-
-def quiet_child() -> None:
-    """Ctrl-C and SIGTERM reach a whole process group: the host stops, its children finish and end after it."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
 
 
 # -- the host's end -----------------------------------------------------------------

@@ -1,15 +1,16 @@
 # -*- test-case-name: tests.store.test_results_store, tests.store.test_faults -*-
 """Opening the results database: refuse what is not ours, create or upgrade what is.
 
-Offers ``open_database(db)``, a connection to the results store ``db``
-(SQLite's here, PostgreSQL's in ``evolution.store.postgres``); ``connect(path)``,
-a ``sqlite3.Connection`` on an Evolution results database at the current
-version (created if the file is new or empty, upgraded step by step from the
-versioned files in ``sql/``; WAL mode),
+Offers ``connect(path)``, a ``sqlite3.Connection`` on an Evolution results
+database at the current version (created if the file is new or empty,
+upgraded step by step from the versioned files in ``sql/``; WAL mode),
 ``check_path(path)`` (the path alone: a folder, or a missing folder, is
 refused before anything is made beside it), ``StoreError`` (one sentence
 saying what is wrong with the file), ``stored`` (a text value as the
-database takes it, a lone surrogate too) and ``CURRENT_VERSION``.
+database takes it, a lone surrogate too) and ``CURRENT_VERSION``. The
+bottom of the store: PostgreSQL's (``evolution.store.postgres``) imports
+what it shares from here, never the other way; either database is opened
+through its dialect (``evolution.store.sql_dialects.open_database``).
 
 What is refused, several processes opening one new file, durability, and
 how text with lone surrogates is kept: docs/store.md, "Inside the store".
@@ -20,10 +21,9 @@ from __future__ import annotations
 import sqlite3
 import time
 from pathlib import Path
-from typing import Any
 
 SCHEMA_DIR = Path(__file__).resolve().parent / "sql"
-CURRENT_VERSION = 7
+CURRENT_VERSION = 8
 APPLICATION_ID = 0x45766F6C  # "Evol"
 BUSY_TIMEOUT_MS = 5000
 _V1_TABLES = {"version", "games", "players"}
@@ -51,16 +51,6 @@ def stored(text: str | None) -> str | bytes | None:
     except UnicodeEncodeError:
         return SurrogateText(text.encode("utf-8", "surrogatepass"))
     return text
-
-
-def open_database(db: str | Path, busy_timeout_ms: int = BUSY_TIMEOUT_MS) -> Any:
-    """A connection to the results store ``db``: an SQLite file (``connect``), or a PostgreSQL URL
-    (``evolution.store.postgres.connect``); ``StoreError`` if it cannot be had."""
-    from evolution.store import postgres  # light: psycopg loads only for a PostgreSQL store
-
-    if postgres.is_url(db):
-        return postgres.connect(str(db), busy_timeout_ms / 1000)
-    return connect(db, busy_timeout_ms)
 
 
 def _read_text(data: bytes) -> str:

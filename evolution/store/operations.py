@@ -1,8 +1,8 @@
 # -*- test-case-name: tests.store.test_results_store, tests.store.test_writer -*-
 """What a write to the results store is, as data: an operation each, which may wait in the journal.
 
-Offers ``game_operation``, ``game_begun``, ``tournament_begun``, ``round_over``,
-``tournament_resumed`` and ``tournament_over`` (each a plain dict, JSON but for a game's log, which is
+Offers ``game_operation``, ``game_begun``, ``tournament_begun``, ``round_begun`` (a round's tables),
+``walkover``, ``entrant_failed``, ``round_over``, ``tournament_resumed`` and ``tournament_over`` (each a plain dict, JSON but for a game's log, which is
 compressed already: bytes) and ``Operation``, their type;
 ``compressed_log(text)`` / ``log_text(blob)``, a message log as the store
 keeps it and back, and ``log_blob(log)``, any form of a log as kept.
@@ -15,7 +15,7 @@ import json
 import zlib
 from typing import Any, Iterable
 
-from evolution.store.records import EntrantRecord, GameRecord, RoundRecord, TournamentRecord
+from evolution.store.records import EntrantRecord, FailureRecord, GameRecord, RoundRecord, TableRecord, TournamentRecord
 
 Operation = dict[str, Any]
 
@@ -69,6 +69,21 @@ def tournament_begun(tournament: TournamentRecord) -> Operation:
     return {"op": "tournament-begun", "tournament": _tournament_json(tournament)}
 
 
+def round_begun(tournament_id: int, tables: Iterable[TableRecord]) -> Operation:
+    """A round's tables, decided: stored before its first game begins (a resumed tournament plays these)."""
+    return {"op": "round-begun", "tournament": tournament_id, "tables": [_plain(table) for table in tables]}
+
+
+def walkover(tournament_id: int, round: int, table: int, present: Iterable[int]) -> Operation:
+    """Too few of a table came back: its entrants ``present`` are placed first and no game is played."""
+    return {"op": "walkover", "tournament": tournament_id, "round": round, "table": table, "present": list(present)}
+
+
+def entrant_failed(tournament_id: int, failure: FailureRecord) -> Operation:
+    """An entrant is out outside any game (a game's removals are stored with the game)."""
+    return {"op": "entrant-failed", "tournament": tournament_id, "failure": _plain(failure)}
+
+
 def round_over(tournament_id: int, round: RoundRecord, entrants: Iterable[EntrantRecord]) -> Operation:
     """A round is over: its summary, and every entrant's standing after it."""
     return {
@@ -79,9 +94,11 @@ def round_over(tournament_id: int, round: RoundRecord, entrants: Iterable[Entran
     }
 
 
-def tournament_resumed(tournament_id: int, round: int, resumed_at: str) -> Operation:
-    """An interrupted tournament runs again, from ``round`` (``twistd evolution --resume``)."""
-    return {"op": "tournament-resumed", "tournament": tournament_id, "round": round, "resumed_at": resumed_at}
+def tournament_resumed(tournament_id: int, round: int, resumed_at: str, host: str | None = None) -> Operation:
+    """An interrupted tournament runs again, from ``round`` (``twistd evolution --resume``), on ``host``: from now
+    on that host's (on a shared store, its restart marks it interrupted, and only it may resume it)."""
+    return {"op": "tournament-resumed", "tournament": tournament_id, "round": round, "resumed_at": resumed_at,
+            "host": host}
 
 
 def tournament_over(tournament_id: int, status: str, ended_at: str, entrants: Iterable[EntrantRecord]) -> Operation:

@@ -22,7 +22,14 @@ version 5):
 - ``ladder_standing(store, name, game)``: its rank and ``Standing`` in
   ``game``'s ladder (ranked as ``ResultsStore.ladder`` ranks), or None;
 - ``known(store, name)``: whether the store has any game or tournament entry
-  of that name.
+  of that name;
+- ``tournaments(store, name, limit)``: its place and points in each of its
+  latest ``limit`` tournaments, newest first;
+- ``names(store, search, limit, after)``: the names of the store's players
+  (those with a game stored) that hold ``search`` (any case of ASCII), in the
+  store's order of names, ``limit`` of them after the name ``after``;
+- ``last_seen(store, names, game)``: when the newest game of each of
+  ``names`` ended (of ``game``'s ladder, if given).
 
 Names are compared exactly as stored (``database.stored``: any JSON string).
 
@@ -157,3 +164,59 @@ def known(store: ResultsStore, name: str) -> bool:
     return found is not None or execute(
         "SELECT 1 FROM entrants WHERE name = CAST(? AS TEXT) LIMIT 1", (stored(name),)
     ).fetchone() is not None
+
+
+def tournaments(store: ResultsStore, name: str, limit: int) -> list[Json]:
+    """``{"tournament", "game", "format", "status", "started_at", "rank", "points", "entrants", "winner", "failure"}``
+    for its latest ``limit`` tournaments, newest first (``points``: a Swiss's tournament points, else None)."""
+    newest = "tournaments.started_at DESC, tournaments.id DESC" if store.shared else "tournaments.id DESC"
+    rows = store.connection.execute(
+        "SELECT tournaments.id, tournaments.game, tournaments.format, tournaments.status, tournaments.started_at,"
+        " entrants.rank, entrants.points, entrants.winner, entrants.failure,"
+        " (SELECT COUNT(*) FROM entrants AS others WHERE others.tournament_id = tournaments.id)"
+        " FROM entrants JOIN tournaments ON tournaments.id = entrants.tournament_id"
+        f" WHERE entrants.name = CAST(? AS TEXT) ORDER BY {newest} LIMIT ?",
+        (stored(name), limit),
+    )
+    return [
+        {"tournament": id, "game": game, "format": format, "status": status, "started_at": started, "rank": rank,
+         "points": points if format == "swiss" else None, "entrants": count, "winner": bool(winner),
+         "failure": failure}
+        for id, game, format, status, started, rank, points, winner, failure, count in rows
+    ]
+
+
+def _like(search: str) -> str:
+    """``search`` as a LIKE pattern that finds it anywhere (its own ``%``, ``_`` and ``\\`` taken literally)."""
+    escaped = search.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
+
+
+def names(store: ResultsStore, search: str, limit: int, after: str | None = None) -> list[str]:
+    """The names with a game stored that hold ``search``, ``limit`` of them after ``after``, in the store's order.
+
+    It reads every name (the index on names, no table): a store of a million seats takes a second or so."""
+    rows = store.connection.execute(
+        "SELECT DISTINCT name FROM players WHERE name > CAST(? AS TEXT) AND LOWER(name) LIKE CAST(? AS TEXT) ESCAPE '\\'"
+        " ORDER BY name LIMIT ?",
+        (stored(after or ""), stored(_like(search)), limit),
+    )
+    return [row[0] for row in rows]
+
+
+def last_seen(store: ResultsStore, names: list[str], game: str | None = None) -> dict[str, str]:
+    """``{name: when its newest game ended}`` (of ``game``'s ladder, if given; a name with none is left out): one read
+    a name, newest first through the index on names (by id where ids are in time order; in a store several hosts
+    share, by when they ended: bounded by that player's games)."""
+    newest = "games.ended_at DESC, games.id DESC" if store.shared else "players.game_id DESC"
+    where, args = (" AND games.ladder = 1 AND games.game = ?", (game,)) if game is not None else ("", ())
+    seen = {}
+    for name in names:
+        row = store.connection.execute(
+            "SELECT games.ended_at FROM players JOIN games ON games.id = players.game_id"
+            f" WHERE players.name = CAST(? AS TEXT){where} ORDER BY {newest} LIMIT 1",
+            (stored(name), *args),
+        ).fetchone()
+        if row is not None:
+            seen[name] = row[0]
+    return seen

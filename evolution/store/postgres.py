@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import json
 import re
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 from evolution.store.database import CURRENT_VERSION, SCHEMA_DIR, StoreError, StoreUnreachable, SurrogateText
 
@@ -88,12 +89,11 @@ def _text_adapters(psycopg: Any) -> tuple[type, type]:
 class PgConnection:
     """A psycopg connection as the store's SQL uses one (SQLite's ``?`` placeholders and ``with`` transactions)."""
 
-    for_update = " FOR UPDATE OF l"  # the ladder's rows (``l``) locked in a transaction (SQLite's one writer needs none)
-
     def __init__(self, raw: Any) -> None:
         self.raw = raw
         self._sql: dict[str, str] = {}
         self._transactions: list[Any] = []
+        self._pipeline: Any = None
 
     def _translated(self, sql: str) -> str:
         found = self._sql.get(sql)
@@ -107,7 +107,20 @@ class PgConnection:
                      for value in params)
 
     def execute(self, sql: str, params: Iterable[Any] = ()) -> Any:
-        return self.raw.execute(self._translated(sql), self._values(params))
+        cursor = self.raw.execute(self._translated(sql), self._values(params))
+        return cursor if self._pipeline is None else _Queued(cursor, self._pipeline)
+
+    @contextmanager
+    def pipelined(self) -> Iterator[PgConnection]:
+        """Statements sent without waiting for each one's answer (psycopg's pipeline mode) until a result is read:
+        a group of writes in a few round trips, where each statement would wait for its own. An error is raised
+        where a result is read, or at the end: the transaction is undone as ever."""
+        with self.raw.pipeline() as pipeline:
+            self._pipeline = pipeline
+            try:
+                yield self
+            finally:
+                self._pipeline = None
 
     def executemany(self, sql: str, rows: Iterable[Iterable[Any]]) -> Any:
         cursor = self.raw.cursor()
@@ -125,6 +138,27 @@ class PgConnection:
 
     def close(self) -> None:
         self.raw.close()
+
+
+class _Queued:
+    """A statement sent in pipeline mode: its rows, or the rows it changed, read (and waited for) when asked."""
+
+    def __init__(self, cursor: Any, pipeline: Any) -> None:
+        self.cursor, self.pipeline = cursor, pipeline
+
+    @property
+    def rowcount(self) -> int:
+        self.pipeline.sync()
+        return self.cursor.rowcount
+
+    def fetchone(self) -> Any:
+        return self.cursor.fetchone()
+
+    def fetchall(self) -> list[Any]:
+        return self.cursor.fetchall()
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self.cursor.fetchall())
 
 
 def connect(url: str, timeout: float = 5.0) -> PgConnection:

@@ -9,8 +9,10 @@ game, else one a host is playing now), ``tournament_and_games(store, id)``
 (with those of its games hosts are playing now), ``all_tournaments(store)``,
 ``ladder(store, game, limit)``, ``ladder_removals(store, game)`` (the
 newest, with their reasons), ``player(store, name, game, limit, before)`` (a
-player's page: its games a page at a time, removals, ratings over time;
-``evolution.store.player_history``), ``stored_overview(store, game)`` (with
+player's page: its games a page at a time with their opponents, its
+tournaments, removals, ratings over time; ``evolution.store.player_history``),
+``players(store, search, limit, after)`` (the players list: names holding
+``search``, each with its games and when it was last seen), ``stored_overview(store, game)`` (with
 the games every host is playing now) and ``hosts(store)``;
 and the JSON of what is stored (docs/web-view.md documents each shape):
 
@@ -36,6 +38,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from evolution.store import player_history as history
+from evolution.store.accounts import Accounts
 from evolution.store.records import GameRecord, TournamentRecord, tournament_place
 from evolution.store.results_store import ResultsStore
 from evolution.tournament.ladder_standings import shared_ranks
@@ -45,6 +48,7 @@ Json = Any
 LEADERS = 50
 RECENT = 10
 REMOVALS = 50  # the newest removals a ladder's or a player's page lists
+TOURNAMENTS = 50  # the newest tournaments a player's page lists
 POINTS = 200  # points of a rating chart at most: a bot's ladder games, its Swiss tournaments
 
 
@@ -93,7 +97,19 @@ def all_tournaments(store: ResultsStore) -> list[TournamentRecord]:
 
 
 def ladder(store: Any, game: str, limit: int | None = None) -> list[Json]:
-    return [standing.to_json(rank) for rank, standing in store.ladder(game, limit)]
+    """``game``'s ladder, best first; each bot's ``last_seen``: when its newest ladder game ended."""
+    rows = [standing.to_json(rank) for rank, standing in store.ladder(game, limit)]
+    seen = history.last_seen(store, [row["name"] for row in rows], game)
+    return [row | {"last_seen": seen.get(row["name"])} for row in rows]
+
+
+def players(store: ResultsStore, search: str, limit: int, after: str | None = None) -> Json:
+    """The players list: ``{"players": [{"name", "games", "last_seen"}], "next"}`` (``next``: the ``after`` of the
+    page after, or None), names holding ``search`` in the store's order of names."""
+    names = history.names(store, search, limit, after)
+    seen = history.last_seen(store, names)
+    rows = [{"name": name, "games": history.counts(store, name)[0], "last_seen": seen.get(name)} for name in names]
+    return {"players": rows, "next": names[-1] if len(names) == limit else None}
 
 
 def stored_overview(store: Any, game: str) -> Json:
@@ -141,7 +157,9 @@ def player(store: ResultsStore, name: str, game: str, limit: int, before: int | 
         "games": rows,
         "next": rows[-1]["id"] if len(rows) == limit else None,
         "removals": history.removals(store, REMOVALS, name=name),
+        "tournaments": history.tournaments(store, name, TOURNAMENTS),
         "ladder": None if standing is None else standing[1].to_json(standing[0]),
+        "account": Accounts(store.connection).mark(name),  # its owner and whether banned; a guest; None
         "ratings": {
             "ladder": history.ladder_series(store, name, game, POINTS),
             "swiss": history.swiss_series(store, name, game, POINTS),
@@ -181,7 +199,8 @@ def finished_game(record: GameRecord) -> Json:
 
 def player_game(record: GameRecord, name: str) -> Json:
     """One game of a player's page: the game, and the player's seat in it with its score, rank and place (``tied``:
-    its place is shared; ``tie_break``: how the game's ranks split the tie), points or removal."""
+    its place is shared; ``tie_break``: how the game's ranks split the tie), points or removal, and its opponents
+    (``{"name", "place", "score"}`` in seat order)."""
     seat = next(seat for seat in record.players if seat.name == name)
     placed = record.places()
     place = placed.get(seat.seat)
@@ -192,6 +211,8 @@ def player_game(record: GameRecord, name: str) -> Json:
         "tournament": tournament_place(record.tournament_id, record.round), "ladder": record.ladder,
         "players": len(record.players), "seat": seat.seat, "score": seat.score, "rank": seat.rank, "place": place,
         "tied": tied, "tie_break": record.tie_break() if tied else None, "removed": seat.removal(),
+        "opponents": [{"name": other.name, "place": placed.get(other.seat), "score": other.score}
+                      for other in record.players if other.seat != seat.seat],
     }
     if seat.points is not None:
         row["points"] = seat.points

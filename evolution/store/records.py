@@ -21,6 +21,9 @@ Offers the frozen values the host hands to the store and the store hands back:
 - ``EntrantRecord``, ``RoundRecord``, ``TournamentRecord``: a tournament,
   its rounds, and each entrant's standing (rank, points, rating, failure,
   and the round, place and score of its last game that counted);
+  ``TableRecord`` and ``FailureRecord``: what a tournament decided, stored
+  before it acted on it (each round's tables, its entrants' failures outside
+  any game), which a resumed tournament reads back;
 
 each with ``to_json()`` and ``from_json()`` (the form the store's journal
 keeps, and the form ``--json`` outputs build on). A game's message log is
@@ -120,6 +123,7 @@ class GameRecord:
     game: str = DEFAULT_GAME
     ladder: bool = False
     host: str | None = None  # the host that played it (``--host-name``)
+    table: int | None = None  # in a tournament: the table of its round it was played for (``TableRecord``)
 
     @property
     def finished(self) -> bool:
@@ -190,6 +194,31 @@ class RoundRecord:
     ended_at: str
     summary: str
     games: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class TableRecord:
+    """One table of a tournament's round, as decided before the round's first game began."""
+
+    round: int
+    table: int  # 1, 2, ... within its round
+    seats: tuple[int, ...]  # its entrants (their numbers), in turn order
+    seed: int | None = None  # the seed its game is dealt from, every time it is played
+    decided_at: str = ""
+    walkover: tuple[int, ...] | None = None  # too few came back: these entrants were placed first, no game played
+
+
+@dataclass(frozen=True)
+class FailureRecord:
+    """An entrant out of its tournament outside any game (at the greeting, while waiting, staying away, at the end)."""
+
+    entrant: int
+    round: int  # 0: before the first round (the greeting)
+    phase: int  # DURING its round, AFTER it was over, or at the END (the farewell)
+    reason: str
+    failed_at: str = ""
+
+    DURING, AFTER, END = 0, 1, 2
 
 
 @dataclass(frozen=True)

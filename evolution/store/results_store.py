@@ -2,14 +2,17 @@
 
 Offers ``ResultsStore``:
 
-- ``open(db)`` (``evolution.store.database.open_database``: refuses what is
-  not ours, creates or upgrades the rest);
+- ``open(db, busy_timeout_ms)`` (its dialect's ``connect``: refuses what is
+  not ours, creates or upgrades the rest); where SQLite and PostgreSQL
+  differ, the store asks its ``dialect`` (``sql_dialects``: how a group of
+  writes is sent, the ladder rows' lock, whether several hosts share it);
 - writes, each of which may be applied twice without harm (the journal,
   ``evolution.store.journal``, replays them after a failure):
   ``apply(operation)`` (one transaction) and ``apply_all(operations)`` (one
   transaction for them all: the store process commits in groups) for an
   operation made by ``game_begun``, ``game_operation``, ``tournament_begun``,
-  ``round_over``, ``tournament_resumed`` or ``tournament_over`` (plain data,
+  ``round_begun``, ``walkover``, ``entrant_failed``, ``round_over``,
+  ``tournament_resumed`` or ``tournament_over`` (plain data,
   JSON but for a game's log compressed already, bytes: each can wait in a
   journal file), and ``record(game, log)``, which gives the game the next
   free id. A finished ladder game moves its bots' ratings in its own
@@ -20,9 +23,11 @@ Offers ``ResultsStore``:
   game's ladder, each bot's ``Standing`` by name: a ladder game's seats
   update it in the game's own transaction), ``tournaments()``,
   ``tournament(id)`` (each entrant with the round, place and score of its last
-  game that counted, from the games); ``mark_interrupted(host)`` turns the tournaments a killed
-  host left running into "interrupted", ``abort_running(host)`` stores the games it was playing
-  as aborted;
+  game that counted, from the games), ``tables(id)`` and ``failures(id)`` (what
+  a tournament decided, for a resume: ``evolution.store.tournament_decisions``
+  stores and reads them); ``mark_interrupted(host)`` turns the
+  tournaments a killed host left running into "interrupted",
+  ``abort_running(host)`` stores the games it was playing as aborted;
 - ``next_ids()``: the first free game and tournament ids (the host numbers
   its games itself, so a game keeps its id while it waits in the journal);
 
@@ -42,17 +47,20 @@ from pathlib import Path
 from typing import Any, Callable, TypeVar
 
 from evolution.games import DEFAULT_GAME
-from evolution.store.database import StoreError, open_database, stored
+from evolution.store import tournament_decisions as decided
+from evolution.store.database import BUSY_TIMEOUT_MS, StoreError, stored
 from evolution.store.operations import Operation, game_operation, log_blob, log_text
-from evolution.store.postgres import is_url
 from evolution.store.records import (
     EntrantRecord,
+    FailureRecord,
     GameRecord,
     Resumption,
     RoundRecord,
     SeatRecord,
+    TableRecord,
     TournamentRecord,
 )
+from evolution.store.sql_dialects import Dialect, dialect_for, dialect_of
 from evolution.tournament.ladder_standings import LadderSeat, Standing, Standings, ranked
 from evolution.tournament.ratings import ESTABLISHED
 from evolution.tournament.scoring import places
@@ -64,19 +72,20 @@ T = TypeVar("T")
 
 
 class ResultsStore:
-    def __init__(self, connection: Any, db: str | Path | None = None) -> None:
+    def __init__(self, connection: Any, db: str | Path | None = None, dialect: Dialect | None = None) -> None:
         self.connection = connection  # a sqlite3.Connection, or a postgres.PgConnection that speaks as one
         self.db = db
-        self.for_update = getattr(connection, "for_update", "")  # SQLite's one writer locks the whole file
+        self.dialect = dialect if dialect is not None else dialect_for(connection)
 
     @classmethod
-    def open(cls, db: str | Path) -> ResultsStore:
-        return cls(open_database(db), db)
+    def open(cls, db: str | Path, busy_timeout_ms: int = BUSY_TIMEOUT_MS) -> ResultsStore:
+        dialect = dialect_of(db)
+        return cls(dialect.connect(db, busy_timeout_ms), db, dialect)
 
     @property
     def shared(self) -> bool:
         """Several hosts may write this store (PostgreSQL): each minds its own running games and tournaments."""
-        return self.for_update != ""
+        return self.dialect.shared
 
     def close(self) -> None:
         self.connection.close()
@@ -95,7 +104,7 @@ class ResultsStore:
 
     def apply_all(self, operations: list[Operation]) -> None:
         """Carry out operations in order, in one transaction: all of them, or none."""
-        with self.connection:
+        with self.dialect.group(self.connection):  # on PostgreSQL pipelined: a game in two round trips
             for operation in operations:
                 self._carry_out(operation)
 
@@ -108,6 +117,12 @@ class ResultsStore:
             self._begin_game(operation)
         elif kind == "tournament-begun":
             self._begin_tournament(operation["tournament"])
+        elif kind == "round-begun":
+            decided.store_tables(self.connection, operation["tournament"], operation["tables"])
+        elif kind == "walkover":
+            decided.store_walkover(self.connection, operation)
+        elif kind == "entrant-failed":
+            decided.store_failure(self.connection, operation["tournament"], operation["failure"])
         elif kind == "round-over":
             self._store_round(operation["tournament"], operation["round"], operation["entrants"])
         elif kind == "tournament-over":
@@ -121,12 +136,12 @@ class ResultsStore:
         execute = self.connection.execute
         inserted = execute(
             "INSERT INTO games (id, started_at, ended_at, deck, seed, turns, outcome, tournament_id, round, settings,"
-            " game, ladder, host) VALUES (?, ?, ?, ?, ?, ?, CAST(? AS TEXT), ?, ?, ?, ?, ?, CAST(? AS TEXT))"
+            " game, ladder, host, table_no) VALUES (?, ?, ?, ?, ?, ?, CAST(? AS TEXT), ?, ?, ?, ?, ?, CAST(? AS TEXT), ?)"
             " ON CONFLICT (id) DO NOTHING",
             (
                 game.id, game.started_at, game.ended_at, game.deck, game.seed, game.turns, stored(game.outcome),
                 game.tournament_id, game.round, json.dumps(game.settings), game.game, int(game.ladder),
-                stored(game.host),
+                stored(game.host), game.table,
             ),
         ).rowcount
         execute("DELETE FROM running_games WHERE id = ?", (game.id,))
@@ -158,6 +173,11 @@ class ResultsStore:
         made first for a bot new to the ladder. Ratings move in the order the store takes the games; a game that
         waited in a host's journal moves them when it is taken, never undoing a later one.
         """
+        unrated = set(game.settings.get("unrated", ()))
+        if unrated:  # guests (--accounts roster) keep no standing: the game is rated among the other seats
+            rated = replace(game, settings={}, players=tuple(s for s in game.players if s.name not in unrated))
+            after = {s.seat: s for s in (self._rated(rated).players if len(rated.players) > 1 else ())}
+            return replace(game, players=tuple(after.get(seat.seat, seat) for seat in game.players))
         names = sorted({seat.name for seat in game.players})
         execute, marks = self.connection.execute, ", ".join("CAST(? AS TEXT)" for _ in names)
         new = ", ".join(f"(?, {mark}, ?, ?)" for mark in marks.split(", "))  # one row per bot, in name order
@@ -166,7 +186,7 @@ class ResultsStore:
         found = execute(  # sorted by name, so locked in name order: two hosts lock any two bots in the same order
             "SELECT l.name, l.rating_mu, l.rating_sigma, l.games, l.wins, l.removals, l.last_game, g.ended_at"
             f" FROM ladder l LEFT JOIN games g ON g.id = l.last_game WHERE l.game = ? AND l.name IN ({marks})"
-            f" ORDER BY l.name{self.for_update}", (game.game, *map(stored, names)),
+            f" ORDER BY l.name{self.dialect.for_update}", (game.game, *map(stored, names)),
         ).fetchall()
         rows = {row[0]: row for row in found}
         standings = Standings(Standing(*row[:6]) for row in rows.values())
@@ -243,8 +263,9 @@ class ResultsStore:
             "INSERT INTO resumptions (tournament_id, round, resumed_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
             (operation["tournament"], operation["round"], operation["resumed_at"]),
         )
-        self.connection.execute(
-            "UPDATE tournaments SET status = 'running', ended_at = NULL WHERE id = ?", (operation["tournament"],)
+        self.connection.execute(  # the resuming host's from now on (an operation of an older journal names none)
+            "UPDATE tournaments SET status = 'running', ended_at = NULL, host = COALESCE(CAST(? AS TEXT), host)"
+            " WHERE id = ?", (stored(operation.get("host")), operation["tournament"]),
         )
 
     def _update_entrants(self, tournament_id: int, entrants: list[dict[str, Any]]) -> None:
@@ -282,7 +303,8 @@ class ResultsStore:
     # -- reads -------------------------------------------------------------------
 
     _GAME_COLUMNS = (
-        "id, started_at, ended_at, deck, seed, turns, outcome, tournament_id, round, settings, game, ladder, host"
+        "id, started_at, ended_at, deck, seed, turns, outcome, tournament_id, round, settings, game, ladder, host,"
+        " table_no"
     )
     _SEAT_COLUMNS = (
         "game_id, seat, name, score, rank, removed_turn, removed_step, removed_reason,"
@@ -373,9 +395,9 @@ class ResultsStore:
         return [
             GameRecord(
                 started, ended, deck, seed, turns, outcome, tuple(seats[id]), id, tid, round, json.loads(settings), game,
-                bool(ladder), host,
+                bool(ladder), host, table,
             )
-            for id, started, ended, deck, seed, turns, outcome, tid, round, settings, game, ladder, host in rows
+            for id, started, ended, deck, seed, turns, outcome, tid, round, settings, game, ladder, host, table in rows
         ]
 
     def game_log(self, game_id: int) -> list | None:
@@ -441,6 +463,13 @@ class ResultsStore:
             id, format, status, started, ended, json.loads(settings), entrants, tuple(rounds), game, resumptions, host
         )
 
+    def tables(self, tournament_id: int) -> list[TableRecord]:
+        """A tournament's tables as it decided them (``tournament_decisions.tables``)."""
+        return decided.tables(self.connection, tournament_id)
+
+    def failures(self, tournament_id: int) -> list[FailureRecord]:
+        """A tournament's failures outside any game, in the order decided (``tournament_decisions.failures``)."""
+        return decided.failures(self.connection, tournament_id)
 
     def _last_games(
         self, tournament_id: int
@@ -472,7 +501,7 @@ class ResultsStore:
 def reading(path: str | Path, use: Callable[[ResultsStore], T]) -> T:
     """``use(store)`` on the existing store at ``path`` (a file, or a PostgreSQL URL), closed afterwards;
     ``StoreError`` if there is none."""
-    if not is_url(path) and not Path(path).is_file():
+    if not dialect_of(path).found(path):
         raise StoreError(f"no results database at {path}")
     store = ResultsStore.open(path)
     try:

@@ -26,11 +26,12 @@ from twisted.logger import Logger, LogLevel
 
 from evolution.processes.child import ChildProcess
 from evolution.store import postgres
-from evolution.store.database import BUSY_TIMEOUT_MS, StoreError, check_path, open_database
+from evolution.store.database import BUSY_TIMEOUT_MS, StoreError, check_path
 from evolution.store.journal import LOCK_WAIT, RESERVE, InUse, Journal, operation_text
 from evolution.store.operations import Operation
 from evolution.store.results_store import ResultsStore
 from evolution.store.keeper import Keeper, describe
+from evolution.store.sql_dialects import dialect_of
 
 log = Logger()
 KILLED = "its host stopped before it did (killed?): found at the host's next start"
@@ -62,7 +63,7 @@ class StoreWriter:
         journal: str | Path | None = None,
     ) -> None:
         self.db = str(path)
-        self.shared = postgres.is_url(self.db)  # PostgreSQL: several hosts may write it
+        self.shared = dialect_of(self.db).shared  # PostgreSQL: several hosts may write it
         self.path = Path(path) if not self.shared else None
         self.host = host
         self.journal_path = Path(journal) if journal is not None else default_journal(self.db, host)
@@ -119,7 +120,7 @@ class StoreWriter:
             raise StoreError(self._no_reserve(problem))
         if self.shared and self.host is not None:
             self._name = postgres.hold_name(self.db, self.host)  # before its games are aborted by that name
-        store = ResultsStore(open_database(self.db, self.busy_timeout_ms), self.db)
+        store = ResultsStore.open(self.db, self.busy_timeout_ms)
         try:
             keeper = Keeper(lambda: store, journal, _log_line, self.rejected_path, self.reactor.seconds)
             keeper.start()
@@ -167,7 +168,7 @@ class StoreWriter:
         if not self.shared or next_id < self._block_ends:
             return
         try:
-            store = ResultsStore(open_database(self.db, self.busy_timeout_ms), self.db)
+            store = ResultsStore.open(self.db, self.busy_timeout_ms)
             try:
                 start = postgres.reserve_block(store.connection)
             finally:
@@ -205,7 +206,7 @@ class StoreWriter:
             self.db, "--journal", str(self.journal_path), "--rejected", str(self.rejected_path),
             "--journal-fd", str(JOURNAL_FD), "--reserve", str(self.reserve),
             "--busy-timeout-ms", str(self.busy_timeout_ms), "--retry-delays", ",".join(map(str, self.retry_delays)),
-        ]
+        ] + (["--host", self.host] if self.host is not None else [])
         child = ChildProcess(self.reactor, "store process", "evolution.store.writer_process", args, self._heard,
                              descriptors={JOURNAL_FD: self.journal.fd})
         self._child = child

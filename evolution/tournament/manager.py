@@ -13,6 +13,9 @@ so with a referee that answers at once a whole tournament runs with no
 event loop (``evolution.coroutines.run_locally``), and under Twisted's
 ``ensureDeferred`` with one that answers with Deferreds.
 
+``decide`` (optional) takes each round's games as the format picked them
+and gives back the games to play (awaited: the host writes them down first,
+and a resumed tournament plays the ones it wrote before it stopped).
 ``observer`` (optional) hears ``round_begins(round, games)`` and
 ``round_over(round, reports)``. Between rounds, a player may fail outside
 any game (the host: it disconnected while waiting): ``Entrant.fail`` marks
@@ -27,6 +30,7 @@ from evolution.coroutines import value_of
 from evolution.tournament.standings import Entrant, GameReport, record_game
 
 Referee = Callable[[int, list[Entrant]], "Awaitable[GameReport] | GameReport"]
+Decide = Callable[[int, list[list[Entrant]]], "Awaitable[list[list[Entrant]]] | list[list[Entrant]]"]
 
 
 class _Silent:
@@ -40,11 +44,15 @@ class _Silent:
 class TournamentManager:
     """Runs one tournament from its entrants to its winners."""
 
-    def __init__(self, format: Any, entrants: Sequence[Entrant], referee: Referee, observer: Any = None) -> None:
+    def __init__(
+        self, format: Any, entrants: Sequence[Entrant], referee: Referee, observer: Any = None,
+        decide: Decide | None = None,
+    ) -> None:
         self.format = format
         self.entrants = list(entrants)
         self.referee = referee
         self.observer = observer if observer is not None else _Silent()
+        self.decide: Decide = decide if decide is not None else (lambda round, games: games)
         self.round = 0
         self.winners: list[Entrant] = []
         self.stopped = False
@@ -55,6 +63,9 @@ class TournamentManager:
             if games is None:
                 break
             self.round += 1
+            games = await value_of(self.decide(self.round, games))
+            if self.stopped:
+                break
             self.observer.round_begins(self.round, games)
             pending = [self.referee(self.round, game) for game in games]
             reports = [self.settle(await value_of(report), self.round) for report in pending]

@@ -4,7 +4,8 @@
 Offers ``Feed`` (the interface the web view reads, ``evolution.web.model``)
 and ``HostFeed``, the feed of a host in its own process: over its game
 runner (``GameRunner``, or ``PooledRunner`` whose games are in worker
-processes), its sign-up lobby and its tournaments. The web view reads it in
+processes), its sign-up lobby, its tournaments and the organiser's
+announcement (a ``NoticeBoard``, ``evolution.host.console.announcements``). The web view reads it in
 the host's process (``--workers 0``, and the tests), or from its own process
 over a channel (``evolution.web.feed_channel``) that offers the same.
 ``NoGames(game, host)`` is the feed of a process that plays no games
@@ -20,6 +21,7 @@ worker) and tells its watchers, ``callback(event, value)``:
     "over"       GameRecord                          a game is over (stored soon after)
     "stored"     (game id, tournament id or None)    the store holds that game now
     "tournament" tournament id                       a tournament changed (begun, a game, a round, over)
+    "announcement" {"text", "since"} or None         the organiser's announcement changed (or is taken down)
 """
 
 from __future__ import annotations
@@ -67,6 +69,9 @@ class Feed(Protocol):
     def is_storing(self, game_id: int) -> bool:
         """A game over that the store does not hold yet (told "stored" once it does)."""
 
+    def announcement(self) -> Json | None:
+        """The organiser's announcement, ``{"text", "since"}``, or None."""
+
 
 def tournament_of(game: Any) -> int | None:
     return game.seating.tournament_id if game.seating is not None else None
@@ -95,8 +100,9 @@ class HostFeed(Telling):
 
     plays_games = True
 
-    def __init__(self, runner: Any, lobby: Any, tournaments: Any, clock: Any) -> None:
+    def __init__(self, runner: Any, lobby: Any, tournaments: Any, clock: Any, notices: Any = None) -> None:
         self.runner = runner
+        self.notices = notices
         self.game = runner.game.name
         self.host = runner.settings.host_name
         self.lobby_source = lobby
@@ -114,6 +120,8 @@ class HostFeed(Telling):
             watchers.append(self._workers_changed)
         if tournaments is not None:
             tournaments.watch(lambda tournament_id: self._tell("tournament", tournament_id))
+        if notices is not None:
+            notices.watch(lambda value: self._tell("announcement", value))
 
     # -- telling -------------------------------------------------------------------------
 
@@ -185,6 +193,9 @@ class HostFeed(Telling):
     def is_storing(self, game_id: int) -> bool:
         return game_id in self.storing
 
+    def announcement(self) -> Json | None:
+        return self.notices.to_json() if self.notices is not None else None
+
 
 class NoGames(Telling):
     """The feed of a process that plays no games (``--view-only``): it tells nothing, runs nothing, has no lobby."""
@@ -216,6 +227,9 @@ class NoGames(Telling):
 
     def is_storing(self, game_id: int) -> bool:
         return False
+
+    def announcement(self) -> Json | None:
+        return None
 
 
 def gathered(deferreds: list[Deferred]) -> Deferred[list[Any]]:

@@ -4,7 +4,7 @@
 Offers ``FeedServer`` (the host's end: answers from a ``HostFeed``) and
 ``FeedClient`` (the web process's end: a ``Feed``, ``evolution.web.feed``),
 and the commands between them: ``Poll()`` (what changed since the last
-poll, every ``POLL_EVERY`` seconds), ``Running()``, ``GamePicture(game)``,
+poll, every ``POLL_EVERY`` seconds, the organiser's announcement among it), ``Running()``, ``GamePicture(game)``,
 ``Lobby()``, ``Tournaments()``. The web process asks; the host never pushes.
 
 What a poll gathers, and how the client turns a flood of requests into a few
@@ -116,6 +116,7 @@ class FeedServer(ChildChannel):
             "stepped": changes["stepped"],
             "tournaments": sorted(changes["tournaments"]),
             "stored": sorted(changes["stored"].items()),
+            "announcement": self.feed.announcement(),
         }}
 
     @Serving.responder
@@ -168,6 +169,7 @@ class FeedClient(Telling, QuietAMP):
         self.host = host
         self.running_ids: dict[int, int | None] = {}  # game id -> its tournament, as of the last poll
         self.storing_ids: set[int] = set()  # games over that the store does not hold yet, as of the last poll
+        self._announcement: Any = None  # the organiser's, as of the last poll
         self._kept: dict[Any, _Kept] = {}
         self._polling: Any = None
         self._asked_pictures: deque[float] = deque()
@@ -211,6 +213,9 @@ class FeedClient(Telling, QuietAMP):
             self._tell("tournament", tournament)
         for game_id, tournament in changes["stored"]:
             self._tell("stored", (game_id, tournament))
+        if changes.get("announcement") != self._announcement:
+            self._announcement = changes.get("announcement")
+            self._tell("announcement", self._announcement)
 
     # -- the answers ----------------------------------------------------------------
 
@@ -245,6 +250,9 @@ class FeedClient(Telling, QuietAMP):
 
     def is_storing(self, game_id: int) -> bool:
         return game_id in self.storing_ids
+
+    def announcement(self) -> Any:
+        return self._announcement
 
     def _ask(self, key: Any, command: type, take: Callable[[dict], Any], **arguments: Any) -> Deferred:
         kind = key[0] if isinstance(key, tuple) else key

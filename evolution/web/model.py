@@ -6,8 +6,9 @@ does not answer in time fails with ``Unanswered``, a 503):
 ``overview()``; ``games(limit, before)``, ``game(id)``, ``is_running(id)``,
 ``live_game(id)``, ``replay(id)``, ``transcript(id, seat=None)``;
 ``tournaments()``, ``tournament(id)``, ``ladder()``, ``ladder_removals()``,
-``ladder_page()`` (both), ``player(name, limit, before)``. ``changed`` (the
-push hub's ``mark``) hears the name of every picture that changed. And
+``ladder_page()`` (both), ``player(name, limit, before)``, ``announcement()``.
+``changed`` (the push hub's ``mark``) hears the name of every picture that
+changed, ``announced`` the organiser's each new announcement. And
 ``Shared`` (one read under way per key, however many ask for it).
 
 The store may be shared by several hosts: games are ordered by when they
@@ -78,6 +79,7 @@ class WebModel:
         self.clock = clock
         self.keep_finished = keep_finished
         self.changed: Callable[[str], None] = lambda key: None
+        self.announced: Callable[[Json | None], None] = lambda value: None
         self.finished: OrderedDict[int, GameRecord] = OrderedDict()
         self._replays: OrderedDict[int, Encoded] = OrderedDict()
         self._reading = Shared()  # the overview's stored part ("stored"), and replays (game ids)
@@ -114,6 +116,8 @@ class WebModel:
             self._settle()
         elif event == "tournament":
             self._store_changed(value)
+        elif event == "announcement":
+            self.announced(value)
 
     def _game_changed(self, game_id: int, tournament: int | None) -> None:
         self.changed(f"game/{game_id}")
@@ -169,6 +173,10 @@ class WebModel:
 
     def stop(self) -> None:
         self.following = False
+
+    def announcement(self) -> Json:
+        """``{"announcement": {"text", "since"} or None}``: the organiser's line, shown on every page."""
+        return {"announcement": self.feed.announcement()}
 
     # -- the overview -----------------------------------------------------------------
 
@@ -336,6 +344,10 @@ class WebModel:
     def player(self, name: str, limit: int, before: int | None = None) -> Deferred[Json | None]:
         """A player's page (``evolution.store.queries.player``): its stored games, a page at a time; None if none."""
         return self.reader.read("player", name, self.feed.game, limit, before)
+
+    def players(self, search: str, limit: int, after: str | None = None) -> Deferred[Json]:
+        """The players list (``evolution.store.queries.players``): names holding ``search``, a page at a time."""
+        return self.reader.read("players", search, limit, after)
 
     def tournaments(self) -> Deferred[list[Json]]:
         def merged(found: list[Any]) -> list[Json]:

@@ -5,6 +5,8 @@ Offers ``Hub(clock, interval, tick, keepalive, stall_limit, max_watchers)``:
 (a page's live picture, "overview", "game/7", rendered whole by ``render``)
 to a request, or answers None when too many watch (the caller's 503);
 ``mark(key)`` says a topic changed (almost free when nobody watches it);
+``announce(message)`` sends one message aside on every stream, and to each
+stream as it begins while ``banner`` is up (the organiser's announcement);
 ``forget(watcher)``, ``close()``, ``tickers``. And ``Message`` (one complete
 picture: a newer one supersedes the older), ``Watcher`` (one browser's
 stream, the push producer of its response) and ``sse_bytes(message)``.
@@ -57,6 +59,7 @@ class Watcher:
         self.request = request
         self.paused_since: float | None = None
         self.pending: bytes | None = None  # the latest message while paused
+        self.pending_aside: bytes | None = None  # the latest announcement while paused
         self.last: bytes | None = None  # the latest message handed to this watcher
         self.ending = False
         self.closed = False
@@ -73,6 +76,15 @@ class Watcher:
             self.pending = payload
             return
         self.hub.sent += 1
+        self.request.write(payload)
+
+    def aside(self, payload: bytes) -> None:
+        """A message beside the topic's (the hub's announcement): written now, or first once the browser reads."""
+        if self.closed:
+            return
+        if self.paused_since is not None:
+            self.pending_aside = payload
+            return
         self.request.write(payload)
 
     def keepalive(self) -> None:
@@ -116,6 +128,9 @@ class Watcher:
 
     def resumeProducing(self) -> None:
         self.paused_since = None
+        aside, self.pending_aside = self.pending_aside, None
+        if aside is not None and not self.closed:
+            self.request.write(aside)
         payload, self.pending = self.pending, None
         if payload is not None and not self.closed:
             self.hub.sent += 1
@@ -161,6 +176,7 @@ class Hub:
         self.topics: dict[str, Topic] = {}
         self.tickers: list[Callable[[], None]] = []
         self.watching = 0
+        self.banner: bytes | None = None  # the announcement each stream begins with, while one is up
         self.sent = self.coalesced = self.paused = self.dropped = 0  # counters, for tests and figures
         self._ticking: IDelayedCall | None = None
         self._keepalive_due = 0.0
@@ -187,6 +203,8 @@ class Hub:
         request.registerProducer(watcher, True)
         request.notifyFinish().addBoth(watcher.gone)
         request.write(f"retry: {RETRY_MS}\n\n".encode("ascii"))
+        if self.banner is not None:
+            request.write(self.banner)
         if topic.payload is not None and (topic.over or not topic.dirty):
             watcher.send(topic.payload)
         else:
@@ -221,6 +239,14 @@ class Hub:
         self._ticking = None
 
     # -- changes --
+
+    def announce(self, message: Message, up: bool = True) -> None:
+        """``message`` to every stream now (aside from its topic's), and while ``up`` to each that begins."""
+        payload = sse_bytes(message)
+        self.banner = payload if up else None
+        for topic in list(self.topics.values()):
+            for watcher in list(topic.watchers):
+                watcher.aside(payload)
 
     def mark(self, key: str) -> None:
         """Topic ``key`` changed: flush it soon (no sooner than ``interval`` after the last flush)."""

@@ -11,7 +11,7 @@ queries (``evolution.store.queries``) and the replays' frames and transcripts
 database that cannot be reached is ``Unreachable`` (its connection is let go:
 the next read connects again). It
 ends when its input ends, whatever it was doing (SIGINT and SIGTERM are
-ignored; see ``child.quiet_child``).
+ignored; see ``stopping.heed_only_the_host``).
 
 Offers ``READS``, ``Encoded`` (a JSON answer encoded once, plain and gzipped:
 a replay is encoded here, not by the web view) and ``answer``.
@@ -26,7 +26,8 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from evolution.processes.child import messages, quiet_child, send
+from evolution.processes.child import messages, send
+from evolution.processes.stopping import heed_only_the_host
 from evolution.replays.frames import replay_of_text, stored_replay
 from evolution.replays.transcripts import stored_transcript, transcript_of_text
 from evolution.store import postgres, queries
@@ -65,6 +66,7 @@ READS: dict[str, Callable[..., Any]] = {
     "ladder": queries.ladder,
     "ladder_removals": queries.ladder_removals,
     "player": queries.player,
+    "players": queries.players,
     "stored_overview": queries.stored_overview,
     "hosts": queries.hosts,
     "stored_replay": _encoded(stored_replay),
@@ -123,7 +125,7 @@ def _travelling(error: Exception) -> Exception:
 
 def main(argv: list[str] | None = None) -> int:
     [path] = argv if argv is not None else sys.argv[1:]
-    quiet_child()
+    heed_only_the_host()
     out = sys.stdout.buffer
     store = LazyStore(path)
     for number, name, args in messages(sys.stdin.buffer):

@@ -6,15 +6,17 @@ routes every path itself (GET and HEAD only), and ``StaticFiles``, the page
 files loaded once at start-up from the package. Routes:
 
     /, /games/ID, /tournaments/ID,         the pages (one shell, its title and brand naming the host's game)
-    /ladder, /players/NAME
+    /ladder, /players/NAME, /games, /tournaments, /players
     /static/...                            their scripts, style sheet and icon
     /api/overview                          JSON
     /api/ladder, /api/ladder/removals
     /api/games (?limit=N&before=ID), /api/games/ID, .../replay, .../transcript
     /api/tournaments, /api/tournaments/ID
+    /api/players (?q=TEXT&after=NAME&limit=N) the players list, searched
     /api/players/NAME (?limit=N&before=ID) NAME percent-encoded UTF-8
     /api/ladder/standings.csv|json, /api/tournaments/ID/standings.csv|json   downloads
-    /api/.../events                        Server-Sent Events
+    /api/announcement                      the organiser's announcement (JSON; its stream: .../events)
+    /api/.../events                        Server-Sent Events (each begins with the announcement, if one is up)
 
 Every answer's JSON, and the headers every response carries:
 docs/web-view.md ("API", and "Inside the web view").
@@ -29,7 +31,7 @@ from pathlib import Path
 from typing import Any, Callable
 from urllib.parse import parse_qs
 
-from twisted.internet.defer import Deferred
+from twisted.internet.defer import Deferred, succeed
 from twisted.logger import Logger
 from twisted.python.failure import Failure
 from twisted.web.resource import Resource
@@ -69,6 +71,7 @@ SECURITY_HEADERS = {
 JSON_TYPE = b"application/json; charset=utf-8"
 MAX_ID = 10**12
 GAMES_LIMIT = 500
+MAX_TEXT = 200  # characters of a text in a query (a search, a name to page after)
 PLAYER_GAMES = 50  # a player's games on one page of /api/players/NAME, unless ?limit= says
 
 
@@ -171,6 +174,20 @@ def _query_number(request: Request, name: str, default: int | None, low: int, hi
     return value
 
 
+def _query_text(request: Request, name: str) -> str | None:
+    """A text argument of the query (``?q=...``): its UTF-8 bytes percent-encoded, at most ``MAX_TEXT``."""
+    values = request.args.get(name.encode("ascii"))
+    if not values:
+        return None
+    try:
+        text = values[0].decode("utf-8", "surrogatepass")
+    except UnicodeDecodeError:
+        raise BadQuery(f"{name} takes UTF-8 text") from None
+    if len(text) > MAX_TEXT:
+        raise BadQuery(f"{name} takes at most {MAX_TEXT} characters")
+    return text
+
+
 class WebResource(Resource):
     isLeaf = True
 
@@ -199,12 +216,16 @@ class WebResource(Resource):
 
     def route(self, request: Request, parts: list[str]) -> bytes | int:
         match parts:
-            case [] | ["ladder"] | ["players", _]:
+            case [] | ["ladder"] | ["players"] | ["tournaments"] | ["games"] | ["players", _]:
                 return self.static.send(request, self.shell)
             case ["games" | "tournaments", number] if _number(number) is not None:
                 return self.static.send(request, self.shell)
             case ["static", *path]:
                 return self.static.serve(request, "/".join(path))
+            case ["api", "announcement"]:
+                return self.json(request, succeed(self.view.announcement()))
+            case ["api", "announcement", "events"]:  # for a page that follows no stream of its own
+                return self.stream(request, "announcement", lambda: None)
             case ["api", "overview"]:
                 return self.json(request, self.view.overview())
             case ["api", "overview", "events"]:
@@ -232,6 +253,10 @@ class WebResource(Resource):
             case ["api", "ladder", file] if (kind := _standings_file(file)) is not None:
                 return self.json(request, self.view.ladder().addCallback(
                     lambda rows: ladder_standings(rows, self.view.feed.game, kind)))
+            case ["api", "players"]:
+                limit = _query_number(request, "limit", PLAYER_GAMES, 1, GAMES_LIMIT)
+                search, after = _query_text(request, "q") or "", _query_text(request, "after")
+                return self.json(request, self.view.players(search, limit, after))
             case ["api", "players", _]:
                 limit = _query_number(request, "limit", PLAYER_GAMES, 1, GAMES_LIMIT)
                 before = _query_number(request, "before", None, 1, MAX_ID)

@@ -17,7 +17,8 @@ Offers:
   event stream, stops listening and ends the reader's process (a bounded wait);
 - ``WebApp(reactor, runner, lobby, db_path, tournaments=None, **settings)``:
   the parts (``view``, ``hub``, ``reader``, ``site``) without the listening
-  port, for tests; ``start()`` and ``stop()``;
+  port, for tests; ``start()`` and ``stop()``; ``notices`` (a setting): the
+  organiser's announcement, shown on every page;
 - ``build_site(view, hub, store_refresh, max_connections, budget) -> Site``:
   the ``twisted.web`` site alone (``evolution.web.visitor_bounds.BoundedSite``; a
   ``CPUBudget`` in the web view's own process);
@@ -46,7 +47,7 @@ from evolution.store.reader import StoreReader
 from evolution.web import read_process
 from evolution.web.feed import Feed, HostFeed, NoGames
 from evolution.web.model import WebModel
-from evolution.web.push import Hub
+from evolution.web.push import Hub, Message
 from evolution.web.routes import WebResource
 from evolution.web.visitor_bounds import MAX_CONNECTIONS, BoundedSite, CPUBudget
 
@@ -80,15 +81,23 @@ class WebApp:
         feed: Feed | None = None,
         max_connections: int = MAX_CONNECTIONS,
         budget: CPUBudget | None = None,
+        notices: Any = None,
         **settings: Any,
     ) -> None:
-        self.feed = feed if feed is not None else HostFeed(runner, lobby, tournaments, reactor)
+        self.feed = feed if feed is not None else HostFeed(runner, lobby, tournaments, reactor, notices)
         self.reader = StoreReader(db_path, reactor, read_process.__name__)
         self.view = WebModel(self.feed, self.reader, reactor)
         self.hub = Hub(reactor, **settings)
         self.view.changed = self.hub.mark
+        self.view.announced = self.announced
+        self.announced(self.feed.announcement())
         self.hub.tickers.append(self.view.check_lobby)
         self.site = build_site(self.view, self.hub, store_refresh, max_connections, budget)
+
+    def announced(self, value: Any) -> None:
+        """The organiser's announcement (or None: taken down) to every page now, and to each that opens."""
+        if value is not None or self.hub.banner is not None:
+            self.hub.announce(Message("announcement", value), up=value is not None)
 
     @classmethod
     def of(cls, feed: Feed, reactor: Any, db_path: str, **settings: Any) -> WebApp:

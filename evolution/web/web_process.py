@@ -27,6 +27,7 @@ from twisted.logger import Logger
 
 from evolution.processes.channel import child_channel, forward_log
 from evolution.processes.child import ChildProcess
+from evolution.processes.stopping import heed_only_the_host, heed_stop_signals, stop_once
 from evolution.net.endpoints import adopt_listening, listen_for_another
 
 log = Logger()
@@ -141,7 +142,9 @@ def main(argv: list[str] | None = None) -> None:
         return feed.callRemote(Serving)
 
     reactor.callWhenRunning(lambda: app.view.overview().addBoth(answering).addErrback(lambda _: None))
-    feed.gone.addCallback(lambda _: reactor.stop() if reactor.running else None)  # the host is gone
+    feed.gone.addCallback(lambda _: stop_once(reactor))  # the host is gone
+    heed_only_the_host(sigterm=False)  # Ctrl-C reaches it too: the host stops it (SIGTERM, or its channel closing)
+    heed_stop_signals(reactor)
     reactor.addSystemEventTrigger("before", "shutdown", app.stop)
     reactor.run()
 

@@ -4,6 +4,8 @@
 //
 //   node bot.js [host] [port] [name]          defaults: 127.0.0.1 45678 "javascript bot"
 //   BOT_VERBOSE=1 node bot.js ...             also logs every message and answer on stderr
+//   EVOLUTION_KEY=SECRET node bot.js ...      proves the bot's account on a host with --accounts:
+//                                             signs up with ["sign-up", name, {"key": SECRET}]
 //
 // Exit status: 0 when the host closes the connection after sign-up (the normal end of a
 // game), 1 when the sign-up is refused ("game full"), the connection fails, or the host
@@ -254,7 +256,8 @@ export async function main(argv) {
   const send = (value) => socket.write(`${JSON.stringify(value)}\n`);
   const bot = new Bot(schemas, send);
   const stream = new JsonStream();
-  send(name);
+  const key = process.env.EVOLUTION_KEY; // the secret its organiser issued (docs/accounts.md), if any
+  send(key ? ["sign-up", name, { key }] : name); // answered "ok" either way
 
   return new Promise((resolve) => {
     let status = null;

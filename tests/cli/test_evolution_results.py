@@ -184,15 +184,16 @@ def test_each_game_and_tournament_names_its_host_and_hosts_lists_them(tmp_path, 
         "sorted deck", "on lab3:45678", "on lab3:45678", "on \\x1b[2Jlab4"]
     assert main(["--db", db, "--hosts"]) == 0
     assert capsys.readouterr().out.splitlines() == [
-        "  host         games  running  last game ended",
-        "  \\x1b[2Jlab4      1        0  2026-01-01T00:00:01.000+00:00",
-        "  lab3:45678       2        1  2026-01-01T00:09:00.000+00:00",
-        "  (none)           1        0  2026-01-01T00:00:01.000+00:00",
+        "  host         games  running  last game ended            last heard from",
+        "  \\x1b[2Jlab4      1        0  2026-01-01T00:00:01.000+00:00  never",
+        "  lab3:45678       2        1  2026-01-01T00:09:00.000+00:00  never",
+        "  (none)           1        0  2026-01-01T00:00:01.000+00:00  never",
         "  (none): games stored before hosts had names (a store older than version 7)",
     ]
     assert main(["--db", db, "--hosts", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)[1] == {
-        "host": "lab3:45678", "games": 2, "running": 1, "last_ended": "2026-01-01T00:09:00.000+00:00"}
+        "host": "lab3:45678", "games": 2, "running": 1, "last_ended": "2026-01-01T00:09:00.000+00:00",
+        "last_heard": None, "silent_s": None}  # no heartbeat: these games were stored by hand
 
 
 def test_a_tournament_line_names_the_host_that_ran_it(tmp_path, capsys):
@@ -205,3 +206,25 @@ def test_a_tournament_line_names_the_host_that_ran_it(tmp_path, capsys):
     store.close()
     assert main(["--db", str(tmp_path / "r.sqlite"), "--tournaments"]) == 0
     assert capsys.readouterr().out.startswith("tournament #3  knockout  running      t0  on lab3:45678  1 player  ")
+
+
+def test_the_ladder_names_each_bots_owner_and_marks_the_banned(tmp_path, capsys):
+    from evolution.store.accounts import Accounts
+
+    db = tmp_path / "r.sqlite"
+    accounts = Accounts.open(db)
+    accounts.add_owner("ann", "Ann Smith")
+    accounts.add_bot("alice", "ann")
+    accounts.ban("alice")
+    accounts.close()
+    store = ResultsStore.open(db)
+    seats = (SeatRecord(1, "alice", 9, 1), SeatRecord(2, "guest-1", 5, 2), SeatRecord(3, "bob", 3, 3))
+    store.record(GameRecord("2026-01-01T00:00:00.000+00:00", "2026-01-01T00:00:01.000+00:00", "sorted", None, 2,
+                            "finished", seats, settings={"unrated": ["guest-1"]}, ladder=True))
+    store.close()
+    assert main(["--db", str(db), "--ladder"]) == 0
+    table = capsys.readouterr().out
+    assert "owner" in table and "Ann Smith BANNED" in table and "guest-1" not in table
+    assert main(["--db", str(db), "--ladder", "--json"]) == 0
+    rows = {row["name"]: row for row in json.loads(capsys.readouterr().out)}
+    assert (rows["alice"]["owner"], rows["alice"]["banned"]) == ("Ann Smith", True) and "owner" not in rows["bob"]

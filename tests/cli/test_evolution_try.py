@@ -97,6 +97,15 @@ def test_a_bot_that_breaks_the_rules_fails_with_the_reason_and_its_transcript():
     assert removed.split()[1] == "removed" and removed.split("removed", 1)[1].strip().startswith("in turn")
 
 
+def test_an_illegal_move_is_the_one_reason_in_the_transcript_not_the_host_s_hang_up_after_it():
+    run = tryout("--game", "fish", "--games", "1", "--", *CLIENT, "--game", "fish", "--strategy", "cheater")
+    assert run.returncode == 1, run.stdout + run.stderr
+    transcript = run.stdout.split("the first removal: what the bot's seat received and sent\n")[1].split("\n\n")[0]
+    lines = transcript.splitlines()
+    assert [line for line in lines[3:] if line.split()[2] == "failed"] == [], transcript  # the referee's removal
+    assert lines[-1].split()[:2] == ["1", "removed"] and "illegal move" in lines[-1], transcript
+
+
 def test_a_bot_that_never_signs_up_is_given_up_on_with_its_output():
     run = tryout("--patience", "2", "--", sys.executable, "-c",
                  "import sys, time; print('listening on nothing', flush=True); time.sleep(60)", limit=60)

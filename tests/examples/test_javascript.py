@@ -349,3 +349,33 @@ class HostedGamesTests(unittest.TestCase):
                 if "feeding choices" in err:
                     feedings += int(err.split(" feeding choices")[0].rsplit(" ", 1)[1])
         assert feedings > 0, "the JavaScript bots were never asked to feed"
+
+
+class AccountTests(unittest.TestCase):
+    """``EVOLUTION_KEY``: the bot proves its account on a host with ``--accounts closed`` (docs/accounts.md)."""
+
+    timeout = 120
+
+    async def test_the_bot_signs_up_with_its_key_and_plays_under_its_public_name(self) -> None:
+        from pathlib import Path
+
+        from evolution.store.accounts import Accounts
+
+        folder = Path(self.mktemp())
+        folder.mkdir()
+        accounts = Accounts.open(folder / "results.sqlite")
+        accounts.add_owner("ann")
+        key = accounts.add_bot("js", "ann")
+        accounts.close()
+        host = new_host(self, "--players", "3-3", "--games", "1", "--timeout", "5", "--accounts", "roster",
+                        folder=folder)
+        await host.ready()
+        bot = BotProcess()
+        reactor.spawnProcess(bot, NODE, [NODE, str(BOT), "127.0.0.1", str(host.port), "js"],
+                             env={**os.environ, "EVOLUTION_KEY": key})
+        await until(lambda: len(host.factory.lobby) == 1)
+        clients = [host.client("py-1"), host.client("js")]  # with no key, each a guest
+        [record] = await host.runner.when_games_over(1)
+        await gatherResults(clients)
+        self.assertEqual(await bot.ended, 0, bot.err.decode())
+        self.assertEqual(sorted(seat.name for seat in record.players), ["guest-1", "guest-2", "js"])

@@ -1,8 +1,9 @@
 """What the host's log and the tools say, read as an organiser reads them: real processes on loopback.
 
 - counts are words: "1 game", "1 round", "1 tournament is over" (never "1 games");
-- at the end of a tournament, and when the host is stopped, the log says what happened to the
-  players still connected (the host hung up on them), never that they failed.
+- at the end of a tournament the log says the end was said and the connections closed (how many
+  players were left in), and when the host is stopped, that it hung up on the players still in;
+  never that they failed.
 """
 
 from __future__ import annotations
@@ -60,11 +61,11 @@ def test_a_tournament_of_one_game_counts_in_words(knockout_of_three):
     assert "  3 players  1 round  1 game  winners: " in listed
 
 
-def test_the_players_still_in_at_the_end_are_hung_up_on_not_failed(knockout_of_three):
+def test_the_players_left_in_at_the_end_hear_it_and_their_connections_close_none_failed(knockout_of_three):
     lines = log_lines(knockout_of_three / "host.log")
     assert [line for line in lines if " is out: " in line] == []
     [over] = [line for line in lines if line.startswith("tournament 1 is over")]
-    assert over.endswith("; 0 failed; hanging up on 2 players still in")  # the co-winners of the sorted deck
+    assert over.endswith("; 0 failed; the end said, closing the connections (2 players left in)")  # the co-winners
 
 
 def test_a_host_that_stops_after_one_game_says_1_game(tmp_path):

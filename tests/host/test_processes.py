@@ -81,6 +81,14 @@ def test_a_port_already_taken_stops_the_host_with_one_sentence(tmp_path):
     assert "Traceback" not in log
 
 
+def test_a_host_process_s_refusal_to_start_can_go_to_a_file_of_its_own(tmp_path):
+    # HostProcess(errors=...): the resume soak shows why a host it started again would not go on.
+    host = HostProcess(free_port(), tmp_path / "r.sqlite", tmp_path / "host.log", "--timeout", "inf",
+                       errors=tmp_path / "host.errors")
+    assert host.wait(limit=30) == 2
+    assert (tmp_path / "host.errors").read_text().startswith("twistd evolution: --timeout must be 0.01 to 3600 seconds")
+
+
 @pytest.mark.parametrize("workers", ["0", "2"])  # the web view in the host's process, or in one of its own
 def test_a_web_port_already_taken_is_named_as_the_web_view_s(tmp_path, workers):
     with socket.socket() as taken:

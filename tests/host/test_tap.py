@@ -14,7 +14,7 @@ from twisted.python import usage
 from twisted.scripts.twistd import ServerOptions
 
 from evolution.host.tap import _at_the_end, makeService
-from evolution.host.wiring import SPARE_FILES, LobbyService, Options, StoreService
+from evolution.host.wiring import SPARE_FILES, LobbyService, Options, StartupError, StoreService
 from evolution.net.endpoints import LISTEN_BACKLOG, ListeningService
 
 
@@ -47,11 +47,26 @@ def test_defaults():
         (["--max-depth", "-1"], "--max-depth must be at least 3 (allowed: 3 to 512)"),
         (["--port", "nonsense:1"], "--port 'nonsense:1' is not an endpoint such as tcp:45678"),
         (["--port", "tcp:http"], "--port 'tcp:http' is not an endpoint"),
+        (["--accounts", "strict"], "--accounts takes open, roster, closed, not 'strict'"),
+        (["--proxy-from", "10.0.0.0/8"], "--proxy-from goes with --proxy-protocol"),
+        (["--proxy-protocol", "--proxy-from", "lb"], "--proxy-from: 'lb' is not an address or a prefix"),
+        (["--accounts", "roster", "--proxy-protocol"], "--accounts roster with --proxy-protocol needs --proxy-from: "
+         "the balancer's addresses, such as 10.0.0.5"),
+        (["--accounts", "closed", "--proxy-protocol"], "--accounts closed with --proxy-protocol needs --proxy-from"),
     ],
 )
 def test_bad_options_are_explained(args, message):
     with pytest.raises(usage.UsageError, match=message.replace("(", r"\(").replace(")", r"\)")):
         parse(*args)
+
+
+def test_accounts_behind_a_balancer_believe_only_the_balancers_headers():
+    options = parse("--accounts", "roster", "--proxy-protocol", "--proxy-from", "10.0.0.5, ::ffff:10.0.1.0/120")
+    assert [str(prefix) for prefix in options["proxy-from"]] == ["10.0.0.5/32", "10.0.1.0/24"]
+    assert parse("--proxy-protocol")["proxy-from"] is None  # an open host: a header from any peer, as before
+    resumed = parse("--resume", "last", "--proxy-protocol")  # the tournament stored --accounts closed
+    with pytest.raises(StartupError, match="--accounts closed with --proxy-protocol needs --proxy-from"):
+        resumed.resumed({"game": "evolution", "accounts": "closed"})
 
 
 def test_a_single_number_of_players_means_exactly_that_many():
@@ -64,7 +79,8 @@ def test_make_service_listens_on_the_endpoint_and_composes_small_services(tmp_pa
     options = parse("--port", "tcp:4567:interface=127.0.0.1", "--db", str(tmp_path / "r.sqlite"))
     top = makeService(options, reactor)
     kinds = sorted(type(child).__name__ for child in top)
-    assert kinds == sorted([StoreService.__name__, LobbyService.__name__, ListeningService.__name__])
+    assert kinds == sorted([StoreService.__name__, LobbyService.__name__, ListeningService.__name__,
+                            "ConsoleService"])  # the drain on SIGUSR1; with --admin, the operator port
     assert issubclass(ListeningService, StreamServerEndpointService)
     top.startService()
     [(port, factory, _backlog, interface)] = reactor.tcpServers
@@ -203,3 +219,28 @@ def test_after_the_last_game_a_host_with_a_web_view_stays_up_until_stopped_or_li
     else:
         [when] = stopped
         assert stops_after <= when <= stops_after + 0.11
+
+
+def test_the_log_names_the_results_store_at_start_never_its_password(tmp_path):
+    from twisted.logger import formatEvent, globalLogPublisher
+
+    from evolution.store.postgres import shown
+
+    lines: list[str] = []
+
+    def heard(event: dict) -> None:
+        lines.append(formatEvent(event))
+
+    globalLogPublisher.addObserver(heard)
+    try:
+        top = makeService(parse("--port", "tcp:4568:interface=127.0.0.1", "--db", str(tmp_path / "r.sqlite"),
+                                "--host-name", "lab1"), MemoryReactorClock())
+        top.startService()
+        top.stopService()
+    finally:
+        globalLogPublisher.removeObserver(heard)
+    said = [line for line in lines if line.startswith("the results store: ")]
+    assert said == [f"the results store: {tmp_path / 'r.sqlite'} (journal {tmp_path / 'r.sqlite.pending'}); this "
+                    "host is lab1"]
+    assert shown("postgresql://evolution:s3cret@db.lab:5432/evolution") == \
+        "postgresql://evolution:***@db.lab:5432/evolution"

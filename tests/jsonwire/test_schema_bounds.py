@@ -85,7 +85,9 @@ def test_the_explainer_of_a_reply_looks_at_a_few_thousand_elements_at_most():
     """The replies the host reads: 1 + the food card + four lists of 122 cut entries (GP, GB: 4; BT: 6; RT: 5) + 1."""
     assert SCHEMAS.view("action4").size == 1 + 1 + 2 * (1 + 122 * 4) + (1 + 122 * 6) + (1 + 122 * 5) + 1 == 2325
     assert SCHEMAS.view("feeding-choice").size == 5
-    assert SCHEMAS.view("signup").size == 4  # a name, or ["sign-up", name]: the array and its two elements
+    # a name, ["sign-up", name] or ["sign-up", name, {"key": secret}]: the array, its three elements, and the key
+    # object's one field and its closing (an object's view counts itself, its fields and whether it is closed)
+    assert SCHEMAS.view("signup").size == 7
 
 
 # -- pathological messages ---------------------------------------------------------------

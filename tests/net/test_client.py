@@ -1,10 +1,13 @@
 """``play_remote`` ends with one ``ClientError`` sentence when it cannot reach the host at all, or when its
-dialect does not take its name (before connecting: never an unhandled error as the connection is made), and
-tries every address a host's name has (``localhost`` is often ``::1`` first, refused by a host on IPv4 only)."""
+dialect does not take its name or the name is not UTF-8 text (before connecting: never an unhandled error as
+the connection is made; ``evolution-client`` says it as a usage error), and tries every address a host's name
+has (``localhost`` is often ``::1`` first, refused by a host on IPv4 only)."""
 
 from __future__ import annotations
 
 import socket
+import subprocess
+import sys
 
 from twisted.internet.address import IPv4Address
 from twisted.internet.defer import ensureDeferred
@@ -49,6 +52,25 @@ class NameTests(unittest.TestCase):
                                      '"house-1 (greedy)"')
         self.assertEqual(reactor.tcpClients, [])
 
+    def test_a_name_that_is_not_utf_8_text_is_one_client_error_before_connecting(self) -> None:
+        reactor = MemoryReactorClock()
+        name = b"caf\xe9".decode("utf-8", "surrogateescape")  # Latin-1 bytes, as Python reads them from argv
+        game = ensureDeferred(play_remote(reactor, "127.0.0.1", 45678, name, SillyPlayer()))
+        error = self.failureResultOf(game, ClientError).value
+        self.assertEqual(str(error), 'the name "caf\\xe9" is not UTF-8 text (its bytes are of another encoding, '
+                                     "Latin-1 perhaps); a name travels to the host as UTF-8: write it in UTF-8")
+        self.assertEqual(reactor.tcpClients, [])
+
+    def test_evolution_client_says_a_latin_1_name_is_not_utf_8_in_one_line(self) -> None:
+        result = subprocess.run([sys.executable, "-m", "evolution.cli.evolution_client", "--name", b"caf\xe9",
+                                 "--port", "1", "--retries", "0"], capture_output=True, timeout=60,
+                                env={"PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8"})
+        self.assertEqual(result.returncode, 2)
+        self.assertEqual(result.stderr.decode().splitlines()[-1],
+                         'evolution-client: error: --name: the name "caf\\xe9" is not UTF-8 text (its bytes are of '
+                         "another encoding, Latin-1 perhaps); a name travels to the host as UTF-8: write it in UTF-8 "
+                         "(see --help)")
+
 
 class AddressTests(unittest.TestCase):
     def setUp(self) -> None:
@@ -73,3 +95,36 @@ class AddressTests(unittest.TestCase):
         self.refuse(1)
         error = self.failureResultOf(game, ClientError).value
         self.assertTrue(str(error).startswith("cannot connect to localhost:45678: Connection was refused"), error)
+
+
+class CancelledConnectTests(unittest.TestCase):
+    """A client stopped while it connects (Ctrl-C, a test's cleanup) leaves no connection behind to sign up for
+    nobody: the attempt stops, or the connection made all the same is dropped (its end, heard by no one, was an
+    unhandled error in whatever ran when the garbage collector found it)."""
+
+    timeout = 30
+
+    async def test_a_client_stopped_while_it_connects_never_signs_up(self) -> None:
+        from twisted.internet import reactor
+        from twisted.internet.defer import CancelledError
+        from twisted.internet.protocol import Factory, Protocol
+
+        from tests.support.hosting import until
+
+        heard: list[bytes] = []
+
+        class Host(Protocol):
+            def dataReceived(self, data: bytes) -> None:
+                heard.append(data)
+
+        listening = reactor.listenTCP(0, Factory.forProtocol(Host), interface="127.0.0.1")
+        self.addCleanup(listening.stopListening)
+        port = listening.getHost().port
+        stopped = ensureDeferred(play_remote(reactor, "127.0.0.1", port, "stopped", SillyPlayer(), retries=0))
+        stopped.cancel()
+        self.failureResultOf(stopped, CancelledError)
+        after = ensureDeferred(play_remote(reactor, "127.0.0.1", port, "after", SillyPlayer(), retries=0))
+        await until(lambda: b'"after"\n' in heard)  # the next one, connected after it, has signed up
+        self.assertEqual(heard, [b'"after"\n'])
+        after.cancel()
+        self.failureResultOf(after, CancelledError)

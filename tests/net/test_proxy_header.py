@@ -18,6 +18,7 @@ from twisted.internet.testing import StringTransport
 from twisted.trial import unittest
 
 from evolution.net.client import play_remote
+from evolution.address_prefixes import parse_prefixes
 from evolution.net.proxy_header import HEADER_WAIT, ProxiedFactory
 from evolution.stock_servers import Balancer, haproxy_missing
 from evolution.testing import free_port
@@ -53,9 +54,11 @@ class HeaderTests(unittest.TestCase):
         self.inner.made = []
         self.lines = log_lines(self)
 
-    def connect(self, *chunks: bytes) -> StringTransport:
-        connection = ProxiedFactory(self.inner, self.clock).buildProtocol(IPv4Address("TCP", "127.0.0.1", 5000))
-        transport = StringTransport(peerAddress=IPv4Address("TCP", "127.0.0.1", 5000))
+    def connect(self, *chunks: bytes, peer: str = "127.0.0.1", allowed: str | None = None) -> StringTransport:
+        """A connection from ``peer`` to a port behind a balancer (``allowed``: its ``--proxy-from``)."""
+        factory = ProxiedFactory(self.inner, self.clock, None if allowed is None else parse_prefixes(allowed))
+        connection = factory.buildProtocol(IPv4Address("TCP", peer, 5000))
+        transport = StringTransport(peerAddress=IPv4Address("TCP", peer, 5000))
         connection.makeConnection(transport)
         for chunk in chunks:
             connection.dataReceived(chunk)
@@ -93,6 +96,30 @@ class HeaderTests(unittest.TestCase):
         self.assertEqual([line for line in self.lines if "PROXY" in line], [])
         self.assertEqual(self.clock.getDelayedCalls(), [])
 
+    # --proxy-from: only the balancer's addresses may send the header; any other peer is closed at once
+
+    def test_a_header_from_a_peer_not_allowed_closes_the_connection_with_a_line(self):
+        transport = self.connect(v1("203.0.113.7") + b'"bot"\n', allowed="10.0.0.0/8, 192.0.2.7")
+        self.assertTrue(transport.disconnecting)
+        self.assertEqual(self.inner.made, [])
+        self.assertEqual([line for line in self.lines if "PROXY" in line], [
+            "connection from 127.0.0.1:5000 on a --proxy-protocol port closed: this peer may not send a PROXY header"
+            " (--proxy-from): only the balancer may"])
+        self.assertEqual(self.clock.getDelayedCalls(), [])
+
+    def test_the_balancers_header_is_believed(self):
+        for peer in ("10.1.2.3", "192.0.2.7"):
+            self.inner.made.clear()
+            transport = self.connect(v2("203.0.113.7") + b'"bot"\n', peer=peer, allowed="10.0.0.0/8, 192.0.2.7")
+            [heard] = self.inner.made
+            self.assertEqual(heard.peer.host, "203.0.113.7")
+            self.assertFalse(transport.disconnecting)
+
+    def test_bad_prefixes_are_a_sentence(self):
+        with self.assertRaises(ValueError) as raised:
+            parse_prefixes("10.0.0.0/8,haproxy")
+        self.assertIn("'haproxy' is not an address or a prefix", str(raised.exception))
+
 
 @pytest.mark.skipif(haproxy_missing() is not None, reason=haproxy_missing() or "")
 class BehindHAProxyTests(unittest.TestCase):
@@ -128,3 +155,26 @@ class BehindHAProxyTests(unittest.TestCase):
         self.assertIn("game full", str(refused))
         self.assertIn("127.0.0.2 holds 1 connection, as many as one address may", "\n".join(lines))
         await until(lambda: not host.factory.by_address)
+
+
+class ForgedHeaderOnAHostTests(unittest.TestCase):
+    """The attack of issue 36: a peer that reaches the host directly forges headers to take many places."""
+
+    timeout = 60
+
+    async def test_forged_headers_from_a_peer_not_allowed_sign_no_one_up(self):
+        host = new_host(self, "--proxy-protocol", "--proxy-from", "10.0.0.0/8", "--players", "3-3")
+        lines = log_lines(self)
+        await host.ready()
+        from twisted.internet.threads import deferToThread
+
+        def forge(source: str) -> bytes:
+            with socket.create_connection(("127.0.0.1", host.port), timeout=30) as connection:
+                connection.sendall(v1(source) + b'"forger"\n')
+                return connection.recv(100)
+
+        for source in ("203.0.113.1", "203.0.113.2", "203.0.113.3"):
+            self.assertEqual(await deferToThread(forge, source), b"")
+        self.assertEqual(host.factory.lobby, [])
+        self.assertEqual(sum("may not send a PROXY header (--proxy-from)" in line for line in lines), 3)
+        self.assertFalse(any("signed up" in line for line in lines))

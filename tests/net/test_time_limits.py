@@ -92,8 +92,35 @@ class SignUpDeadlineTests(unittest.TestCase):
         lobby.clock.advance(60)
         self.assertFalse(transport.disconnecting)
 
+    def test_each_of_many_connections_has_its_own_limit(self):
+        lobby = Lobby(signup_timeout=5.0, max_players=8, window=60.0)
+        silent = [lobby.connect() for _ in range(50)]
+        lobby.clock.advance(1.0)
+        waiting = [lobby.sign_up(f"bot {n}") for n in range(40)]  # five games' players: their limits end here
+        late = [lobby.connect() for _ in range(50)]
+        lobby.clock.advance(4.0)
+        self.assertTrue(all(transport.disconnecting for _, transport in silent))
+        self.assertFalse(any(transport.disconnecting for _, transport in late + waiting))
+        lobby.clock.advance(1.0)
+        self.assertTrue(all(transport.disconnecting for _, transport in late))
+        self.assertEqual(len(lobby.games), 5)
+        self.assertFalse(any(transport.disconnecting for _, transport in waiting))
+
 
 class LobbyWindowTests(unittest.TestCase):
+    def test_the_lobby_window_moves_with_each_sign_up_and_closes_once(self):
+        lobby = Lobby(window=10.0, max_players=8)
+        for name in "abcdefg":
+            lobby.sign_up(name)
+            lobby.clock.advance(1.0)
+        self.assertEqual(lobby.games, [])
+        lobby.clock.advance(8.99)
+        self.assertEqual(lobby.games, [])
+        lobby.clock.advance(0.01)
+        self.assertEqual([len(game) for game in lobby.games], [7])
+        lobby.factory.stop()
+        self.assertEqual(lobby.clock.getDelayedCalls(), [])
+
     def test_a_game_starts_when_no_one_signed_up_for_the_window(self):
         lobby = Lobby(window=10.0)
         for name in ("a", "b", "c"):
@@ -201,6 +228,17 @@ class CallLimitTests(unittest.TestCase):
         failure = self.failureResultOf(self.proxy.feed_next(state), PlayerFailure)
         self.assertEqual(failure.getErrorMessage(), "disconnected before it was asked anything")
         self.assertRaises(PlayerFailure, self.proxy.start, 0, PlayerView(0, (), ()))
+
+    def test_a_connection_closed_before_its_game_fails_its_first_question_at_once_not_at_the_limit(self):
+        # A seat dealt to a bot that hung up before its game began (a tournament's table waiting for others): the
+        # game's proxy hears it at once, and its first question fails then, where it waited out the limit.
+        self.connection.connectionLost()
+        late = ProxyPlayer(self.connection, "c", self.clock, timeout=1.0)
+        self.connection.play(late)
+        self.assertEqual((self.connection.state, late.failure), ("closed", "disconnected before it was asked anything"))
+        state = FeedingState(0, (Species(population=2), Species(population=2)), (), 3, ())
+        failure = self.failureResultOf(late.feed_next(state), PlayerFailure)
+        self.assertEqual(failure.getErrorMessage(), "disconnected before it was asked anything")
 
     def test_a_closed_connection_names_the_question_left_unanswered_or_the_last_answered(self):
         state = FeedingState(0, (Species(population=2), Species(population=2)), (), 3, ())

@@ -89,9 +89,11 @@ MALFORMED = [
     ("seed002/feed-next", ["feed", 1, [[sp()]], [["id", 1], ["species", [sp()]], ["bag", -1]]],
      "feed-next.player.bag", "-1 is less than 0"),
     # wrong types
-    ("signup", 3, "signup", "3 is none of: a string (the name), [\"sign-up\", name]"),
-    ("signup", None, "signup", "null is none of: a string (the name), [\"sign-up\", name]"),
-    ("signup", ["sign-up", "a", "b"], "signup", '["sign-up", "a", "b"] is none of: a string (the name), ["sign-up", name]'),
+    ("signup", 3, "signup", "3 is none of: a string (the name), [\"sign-up\", name], [\"sign-up\", name, {\"key\": secret}]"),
+    ("signup", None, "signup", "null is none of: a string (the name), [\"sign-up\", name], [\"sign-up\", name, {\"key\": secret}]"),
+    ("signup", ["sign-up", "a", "b"], "signup.the bot's secret", '"b" is not an object'),
+    ("signup", ["sign-up", "a", "b", "c"], "signup", '["sign-up", "a", "b", "c"] is none of: a string (the name), '
+     '["sign-up", name], ["sign-up", name, {"key": secret}]'),
     ("signup-reply", "okay", "signup-reply", '"okay" is none of: "ok", "ack" or "game full", ["ok" or "ack", name]'),
     ("signup-reply", "Ack", "signup-reply", '"Ack" is none of: "ok", "ack" or "game full", ["ok" or "ack", name]'),
     ("signup-reply", ["ok"], "signup-reply", '["ok"] is none of: "ok", "ack" or "game full", ["ok" or "ack", name]'),

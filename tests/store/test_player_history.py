@@ -10,7 +10,7 @@ import pytest
 
 from evolution.store import player_history as history
 from evolution.store.database import SCHEMA_DIR
-from evolution.store.queries import player
+from evolution.store.queries import ladder, player, players
 from evolution.store.records import GameRecord, SeatRecord
 from evolution.store.results_store import ResultsStore
 from tests.support.webhosting import apply, tournament_operations
@@ -196,3 +196,53 @@ def test_in_a_store_several_hosts_share_a_players_history_goes_by_time_not_by_id
         (1_000_003, "beta"), (2, "alpha"), (1_000_002, "beta")]
     assert page["next"] == 1_000_002
     assert [row["id"] for row in player(store, "ann", "evolution", 3, before=page["next"])["games"]] == newest[3:]
+
+
+def test_the_players_list_finds_names_by_any_part_a_page_at_a_time_with_when_each_was_last_seen(store):
+    names = ["Ann", "anna_b", "bo", "c%o", ODD, "dan"]
+    for number, name in enumerate(names, start=1):
+        store.record(game(number, [(name, 3), ("zed", 1)]))
+    store.record(game(10, [("bo", 2), ("Ann", 5)], ladder=True))
+    everyone = history.names(store, "", 100)
+    assert sorted(everyone) == sorted(names + ["zed"])
+    assert sorted(history.names(store, "ANN", 100)) == ["Ann", "anna_b"]  # any case
+    assert sorted(history.names(store, "%", 100)) == sorted(["c%o", ODD])  # taken literally
+    assert history.names(store, "_", 100) == ["anna_b"]
+    assert history.names(store, "odd/", 100) == [ODD]
+    first = history.names(store, "", 3)
+    assert first + history.names(store, "", 100, after=first[-1]) == everyone  # pages follow on
+
+    page, found = players(store, "an", 2), []
+    while True:
+        found += page["players"]
+        if page["next"] is None:
+            break
+        page = players(store, "an", 2, after=page["next"])
+    assert sorted((row["name"], row["games"], row["last_seen"]) for row in found) == [
+        ("Ann", 2, at(70)), ("anna_b", 1, at(62)), ("dan", 1, at(66))]
+    rows = {row["name"]: row for row in players(store, "", 100)["players"]}
+    assert (rows["zed"]["games"], rows["zed"]["last_seen"]) == (6, at(66))
+    assert players(store, "nobody", 10) == {"players": [], "next": None}
+    assert history.last_seen(store, ["Ann", "bo", "zed"], "evolution") == {"Ann": at(70), "bo": at(70)}  # the ladder's
+    assert history.last_seen(store, ["zed", "nobody"]) == {"zed": at(66)}
+    assert {row["name"]: row["last_seen"] for row in ladder(store, "evolution")} == {"Ann": at(70), "bo": at(70)}
+
+
+def test_a_players_page_names_its_opponents_and_its_place_and_points_in_each_tournament(tmp_path):
+    names = [f"player {k}" for k in range(1, 7)]
+    db = tmp_path / "r.sqlite"
+    apply(db, tournament_operations(1, "swiss", names, 1, seed=1) + tournament_operations(2, "knockout", names, 100))
+    store = ResultsStore.open(db)
+    try:
+        page = player(store, "player 1", "evolution", 50)
+        for row in page["games"]:
+            record = store.games_by_id([row["id"]])[0]
+            places = record.places()
+            assert row["opponents"] == [{"name": seat.name, "place": places.get(seat.seat), "score": seat.score}
+                                        for seat in record.players if seat.name != "player 1"]
+        entered = {t.id: {e.name: e for e in t.entrants}["player 1"] for t in (store.tournament(1), store.tournament(2))}
+        assert [(row["tournament"], row["format"], row["rank"], row["points"], row["entrants"]) for row in page["tournaments"]] == [
+            (2, "knockout", entered[2].rank, None, 6), (1, "swiss", entered[1].rank, entered[1].points, 6)]
+        assert page["tournaments"][0]["winner"] == entered[2].winner
+    finally:
+        store.close()

@@ -275,7 +275,8 @@ class RawNameClient(ClientProtocol):
     """A silly client whose sign-up is a JSON string with escapes UTF-8 cannot carry."""
 
     def __init__(self, name: str) -> None:
-        super().__init__(conversation(name, SillyPlayer()))
+        super().__init__(conversation("stand-in", SillyPlayer()))  # a client refuses such a name (not UTF-8 text)
+        self.name = name  # written by hand, below
 
     def connectionMade(self) -> None:
         super(ClientProtocol, self).connectionMade()

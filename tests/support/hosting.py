@@ -67,7 +67,8 @@ class LocalHost:
         self.factory, self.runner, self.tournaments, self.ladder = build_host(self.options, self.writer, reactor)
         if self.ladder is not None:
             self.ladder.startService()
-        listening = ProxiedFactory(self.factory, reactor) if self.options["proxy-protocol"] else self.factory
+        listening = (ProxiedFactory(self.factory, reactor, self.options["proxy-from"]) if self.options["proxy-protocol"]
+                     else self.factory)
         self.listening = reactor.listenTCP(0, listening, interface="127.0.0.1")
         self.port = self.listening.getHost().port
         self.readers: list[ResultsStore] = []

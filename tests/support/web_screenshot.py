@@ -3,6 +3,8 @@
     .venv/bin/python tests/support/web_screenshot.py docs/web-view.png [--game fish] [--width 1440] [--height 720] [--dark] [--seed S]
     .venv/bin/python tests/support/web_screenshot.py docs/web-view-ladder.png --page ladder
     .venv/bin/python tests/support/web_screenshot.py docs/web-view-player.png --page player
+    .venv/bin/python tests/support/web_screenshot.py docs/web-view-tournament.png --page tournament [--width 1400]
+    .venv/bin/python tests/support/web_screenshot.py docs/web-view-players.png --page players
 
 Runs a host with its web view on loopback in this process, signs up slow
 bots (Evolution: six silly ones; Fish: four, greedy and maximin), and once
@@ -12,7 +14,11 @@ page and take a picture of it. ``--page ladder`` and ``--page player`` run
 a ladder of seven bots instead (a cheater removed in its first game, a bot
 that joins late: both provisional) until it has played ``LADDER_GAMES``
 games, and picture the ladder's page (its provisional marks and removals) or
-the page of one bot (its rating over time and its games).
+the page of one bot (its rating over time and its games). ``--page
+tournament`` and ``--page players`` store a Swiss tournament of seven bots
+played in this process (``webhosting.tournament_operations``) and picture its
+page (podium, statistics, standings, round table, pairings) or the players
+list.
 """
 
 from __future__ import annotations
@@ -33,7 +39,7 @@ from twisted.internet.threads import blockingCallFromThread, deferToThread  # no
 from evolution.games import game  # noqa: E402
 from tests.support.browser import chromium, missing  # noqa: E402
 from tests.support.hosting import until  # noqa: E402
-from tests.support.webhosting import SlowPlayer, WebHost, fish_client, get  # noqa: E402
+from tests.support.webhosting import SlowPlayer, WebHost, apply, fish_client, get, tournament_operations  # noqa: E402
 
 
 class Scene(NamedTuple):
@@ -95,6 +101,8 @@ def shoot(host: WebHost, arguments: Any) -> None:
 LADDER_GAMES = 24
 LADDER = ("--ladder", "--players", "3-4", "--signup-window", "0.3", "--timeout", "2")
 PAGES = {"ladder": "/ladder", "player": "/players/Lamarck"}
+STORED = {"tournament": ("/tournaments/1", ".podium"), "players": ("/players", ".players-list")}
+SWISS = ("Darwin's finch", "wallace", "Lamarck", "mendel-bot 2", "Tiktaalik", "haeckel", "a rather long bot name, Cuvier")
 
 
 async def ladder_played(host: WebHost) -> None:
@@ -121,7 +129,28 @@ def shoot_page(host: WebHost, arguments: Any) -> None:
         page.screenshot(path=str(arguments.path))
 
 
+def shoot_stored(host: WebHost, arguments: Any) -> None:
+    """On a worker thread: a Swiss stored (a cheater fails in round 1), then the picture of its page or the players'."""
+    blockingCallFromThread(reactor, lambda: apply(host.options["db"], tournament_operations(
+        1, "swiss", SWISS, 1, seed=arguments.seed, cheats=["mendel-bot 2"])))
+    path, ready = STORED[arguments.page]
+    with chromium() as browser:
+        page = browser.new_page(viewport={"width": arguments.width, "height": arguments.height},
+                                color_scheme="dark" if arguments.dark else "light")
+        page.goto(host.url(path))
+        page.wait_for_selector(ready)
+        page.wait_for_timeout(400)
+        page.screenshot(path=str(arguments.path), full_page=arguments.page == "tournament")
+
+
 async def draw(arguments: Any, folder: Path) -> None:
+    if arguments.page in STORED:
+        host = WebHost(folder, "--seed", str(arguments.seed))
+        try:
+            await deferToThread(shoot_stored, host, arguments)
+        finally:
+            await host.stop()
+        return
     if arguments.page is not None:
         host = WebHost(folder, *LADDER, "--seed", str(arguments.seed))
     else:
@@ -136,7 +165,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("path", type=Path)
     parser.add_argument("--game", choices=sorted(SCENES), default="evolution")
-    parser.add_argument("--page", choices=sorted(PAGES), help="a ladder's page or a player's, instead of a game")
+    parser.add_argument("--page", choices=sorted([*PAGES, *STORED]),
+                        help="a ladder's page, a player's, a tournament's or the players list, instead of a game")
     parser.add_argument("--width", type=int, default=1440)
     parser.add_argument("--height", type=int, default=720)
     parser.add_argument("--seed", type=int, default=5)

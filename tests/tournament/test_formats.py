@@ -259,3 +259,33 @@ def test_whole_tournaments_of_the_silly_strategy_play_to_winners(format, count):
     assert winners and all(w.failure is None for w in winners)
     [failed] = [e for e in players if e.failure]
     assert failed.number == 2 and "broke" in failed.failure
+
+
+def test_players_of_one_owner_are_moved_apart_where_the_numbers_allow_and_the_sizes_stay():
+    from evolution.tournament.allocation import apart
+
+    team = {1: "red", 2: "red", 3: "red", 4: "blue", 6: "blue", 7: "green", 8: "green"}  # 5 and 9: no owner
+    games = [[1, 2, 3], [4, 5, 6], [7, 8, 9]]
+    moved = apart(games, team.get)
+    assert [len(game) for game in moved] == [3, 3, 3] and sorted(sum(moved, [])) == list(range(1, 10))
+    for game in moved:
+        owners = [team[player] for player in game if player in team]
+        assert len(owners) == len(set(owners)), moved
+    assert apart(games, lambda player: None) == games  # no owners: the tables as the format dealt them
+    assert apart([[1, 2], [3, 4]], lambda player: "one team") == [[1, 2], [3, 4]]  # cannot be apart: left as dealt
+
+
+def test_a_ladder_seats_as_many_as_the_games_can_keep_apart_each_owners_first_before_anyones_second():
+    from evolution.tournament.allocation import apart, spread
+
+    team = {"alice": "ann", "dan": "ann", "bob": "bea", "carol": "cat"}
+    # Issue 36's livelock: the first three to wait held two of ann's, so the one table formed could never start
+    assert spread(["dan", "alice", "bob", "carol"], 3, 3, 3, team.get) == ["dan", "bob", "carol"]
+    assert spread(["alice", "dan", "bob"], 3, 3, 3, team.get) == []  # nobody plays until another owner's bot waits
+    assert spread(["alice", "dan", "bob", "carol"], 3, 3, 5, team.get) == ["alice", "bob", "carol"]
+    assert spread(list("abcdef"), 6, 3, 5, lambda player: None) == list("abcdef")  # no owners: the first to come
+    waiting = [f"{owner}{k}" for k in range(3) for owner in "pqr"] + ["s0", "p3"]  # p has 4 bots, 3 games of 3-4
+    chosen = spread(waiting, 11, 3, 4, lambda player: player[0])
+    assert len(chosen) == 10 and "p3" not in chosen  # 3 games of 3-4 hold at most three of p's
+    games = apart([chosen[:4], chosen[4:7], chosen[7:]], lambda player: player[0])
+    assert all(len({player[0] for player in game}) == len(game) for game in games), games

@@ -42,10 +42,14 @@ class LobbyAndGamesTests(unittest.TestCase):
         await gatherResults(clients)
 
     async def test_a_running_game_then_the_same_game_finished_with_its_replay(self) -> None:
-        host = new_web_host(self, "--players", "3-3", *QUICK)
-        clients = [host.client(name, SlowPlayer(0.05)) for name in ("ann", "bo", NASTY)]
+        # One player holds its first choice until the game has been read (120 s an answer, not QUICK's 3: a busy
+        # machine may take seconds to read it), so the game is surely running, in turn 1, when it is read.
+        host = new_web_host(self, "--players", "3-3", *QUICK, "--timeout", "120")
+        held = HeldPlayer()
+        clients = [host.client("ann", held), host.client("bo", SlowPlayer(0.05)), host.client(NASTY, SlowPlayer(0.05))]
         await until(lambda: host.runner.running)
         [game_id] = host.runner.running
+        await held.asked
         await host.until_turn(game_id, 1)  # the game is played in a worker process: its turn, as the API says
 
         listed = (await get(host.url("/api/games"))).json()
@@ -62,6 +66,7 @@ class LobbyAndGamesTests(unittest.TestCase):
             for species in player["species"]:
                 self.assertEqual(set(species), {"population", "body", "food", "fat_food", "traits"})
 
+        held.release()
         await gatherResults(clients)
         [record] = await host.runner.when_games_over(1)
         finished = (await get(host.url(f"/api/games/{game_id}"))).json()
@@ -244,7 +249,9 @@ class LadderAndTranscriptTests(unittest.TestCase):
         for client in clients:
             await client
         store = await host.stored()
-        expected = [standing.to_json(rank) for rank, standing in store.ladder()]
+        last_seen = {name: max(record.ended_at for record in host.runner.records
+                               if name in [seat.name for seat in record.players]) for name in ("ann", "bo", NASTY)}
+        expected = [standing.to_json(rank) | {"last_seen": last_seen[standing.name]} for rank, standing in store.ladder()]
         self.assertEqual(sorted(row["name"] for row in expected), sorted(["ann", "bo", NASTY]))
         self.assertEqual([row["games"] for row in expected], [host.runner.games_over] * 3)
         self.assertEqual((await get(host.url("/api/ladder"))).json(), expected)

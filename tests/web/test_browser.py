@@ -68,9 +68,10 @@ def names_link_to_their_pages(page: Any) -> list[str]:
 
 
 def shared_places(tournament: Any) -> dict[tuple[int, str], bool]:
-    """The Swiss round table: (round, player) -> whether the cell shows a shared place ("=1st")."""
+    """The Swiss round table (player, points, then each round): (round, player) -> whether the cell shows a shared
+    place ("=1st")."""
     cells = tournament.evaluate("""() => [...document.querySelectorAll('table.rounds tbody tr')].flatMap((row) =>
-        [...row.querySelectorAll('td')].slice(1, -1).map((cell, k) =>
+        [...row.querySelectorAll('td')].slice(2).map((cell, k) =>
             [k + 1, row.querySelector('td .name').textContent, cell.textContent]))""")
     return {(round, name): cell.startswith("=") for round, name, cell in cells if cell[:1] not in ("—", "o")}
 
@@ -351,7 +352,9 @@ class BrowserTests(unittest.TestCase):
         def browse() -> None:
             with chromium() as browser:
                 page = Page(browser, viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
-                for path, ready in ((f"/games/{record.id}", ".controls"), ("/", ".panel"), ("/tournaments/1", ".rounds")):
+                for path, ready in ((f"/games/{record.id}", ".controls"), ("/", ".panel"), ("/tournaments/1", ".rounds"),
+                                    ("/players", ".players-list"), ("/games", ".games-list"),
+                                    ("/tournaments", ".tournaments-list"), ("/players/p1", ".player-tournaments")):
                     phone = page.open(host.url(path))
                     phone.wait_for_selector(ready)
                     width = phone.evaluate("document.documentElement.scrollWidth")

@@ -60,6 +60,9 @@ class Host(Telling):
     def picture(self, game_id: int) -> Any:
         return succeed(None)  # asked only of games over here
 
+    def announcement(self) -> None:
+        return None  # none: the organiser's is tested in tests/host/console/test_announce.py
+
 
 class Reader:
     """A ``StoreReader`` that reads in this process; while ``busy``, it refuses every read at once, as one does."""

@@ -73,6 +73,25 @@ class PlayerTests(unittest.TestCase):
             self.assertEqual((answer.status, answer.json()), (status, {"error": sentence}), path)
 
 
+    async def test_the_players_list_searches_names_a_page_at_a_time_and_every_list_has_its_page(self) -> None:
+        host = new_web_host(self)
+        apply(host.options["db"], [game_operation(game(number, [(name, 3), ("zed", 1)]))
+                                   for number, name in enumerate(["Ann", ODD, "anna", "bo"], start=1)])
+        first = (await get(host.url("/api/players?limit=2&q=" + quote("AN")))).json()
+        self.assertEqual(len(first["players"]), 2)
+        rest = (await get(host.url("/api/players?limit=2&q=AN&after=" + quote(first["next"])))).json()
+        self.assertEqual(sorted(row["name"] for row in first["players"] + rest["players"]), ["Ann", "anna"])
+        self.assertEqual({row["games"] for row in first["players"]}, {1})
+        odd = (await get(host.url("/api/players?q=" + quote(ODD.encode("utf-8", "surrogatepass"), safe="")))).json()
+        self.assertEqual([row["name"] for row in odd["players"]], [ODD])
+        too_long = await get(host.url("/api/players?q=" + "x" * 201))
+        self.assertEqual((too_long.status, too_long.json()), (400, {"error": "q takes at most 200 characters"}))
+        for path in ("/players", "/tournaments", "/games"):
+            shell = await get(host.url(path))
+            self.assertEqual(shell.status, 200, path)
+            self.assertIn(b'<nav class="site"', shell.body)
+
+
 class LadderPageTests(unittest.TestCase):
     timeout = 90
 

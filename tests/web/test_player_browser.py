@@ -15,7 +15,9 @@ from twisted.internet.threads import deferToThread
 from twisted.trial import unittest
 
 from evolution.games import game as game_named
+from evolution.store.accounts import Accounts
 from evolution.store.operations import game_operation
+from evolution.store.results_store import ResultsStore
 from evolution.text import escape
 from tests.store.test_player_history import game
 from tests.support.browser import chromium, missing
@@ -133,10 +135,21 @@ class PlayerPageTests(unittest.TestCase):
         operations = [game_operation(game(number, [(ODD, number % 4), ("bo", 2), ("cy", None if number == 7 else 1)]))
                       for number in range(1, 61)]
         apply(host.options["db"], operations)
+        store = ResultsStore.open(host.options["db"])
+        try:  # bo is a bot with an account, banned since; a guest of a host with accounts played once
+            accounts = Accounts(store.connection)
+            accounts.add_owner("team-bo", "Team Bo")
+            accounts.add_bot("bo", "team-bo")
+            accounts.ban("bo")
+        finally:
+            store.close()
 
         def browse() -> None:
             with chromium() as browser:
                 page = Page(browser, viewport={"width": 1280, "height": 900})
+                owned = page.open(host.url("/players/bo"))
+                arrived(owned, "table.player-games")
+                self.assertEqual(text(owned, ".page-head .account"), "owned by Team Bo · banned (its games stay, marked)")
                 overview = page.open(host.url("/"))
                 overview.wait_for_selector("text=Recent games")
                 self.assertEqual(names_link_to_their_pages(overview), [])
@@ -146,6 +159,7 @@ class PlayerPageTests(unittest.TestCase):
                 self.assertEqual(text(player, "h1"), escape(ODD))
                 self.assertEqual(player.title(), f"{escape(ODD)} · Evolution host")
                 self.assertIn("60 games stored · 0 removals", text(player, ".page-head"))
+                self.assertEqual(player.locator(".page-head .account").count(), 0)  # no account: an open host's name
                 self.assertEqual(player.locator("table.player-games tbody tr").count(), 50)
                 newest = player.locator("table.player-games tbody tr")
                 self.assertRegex(newest.nth(0).inner_text(), r"^Game 60\s.*\s3rd of 3\s")  # it scored 0, bo 2, cy 1

@@ -266,3 +266,28 @@ def test_a_watcher_that_comes_while_a_flush_is_due_gets_the_picture_even_if_it_d
     assert picture.renders == 2
     assert first.events() == [("state", {"n": 0})]
     assert second.events() == [("state", {"n": 0})]
+
+
+def test_an_announcement_goes_beside_every_topic_and_begins_each_new_stream_while_it_is_up():
+    the_hub, clock = hub(interval=0.1)
+    counter = Counter()
+    watching, paused = FakeRequest(), FakeRequest()
+    the_hub.watch(watching, "overview", counter)
+    the_hub.watch(paused, "game/1", counter)
+    clock.advance(0.1)
+    paused.producer.pauseProducing()
+    the_hub.announce(Message("announcement", {"text": "first"}))
+    the_hub.announce(Message("announcement", {"text": "second"}))
+    assert watching.events()[-2:] == [("announcement", {"text": "first"}), ("announcement", {"text": "second"})]
+    assert ("announcement", {"text": "first"}) not in paused.events()  # a stalled browser gets only the latest
+    paused.producer.resumeProducing()
+    assert paused.events()[-1] == ("announcement", {"text": "second"})
+    later = FakeRequest()
+    the_hub.watch(later, "overview", counter)
+    assert later.events() == [("announcement", {"text": "second"}), ("state", {"n": 0})]  # before the picture
+    the_hub.announce(Message("announcement", None), up=False)
+    assert watching.events()[-1] == ("announcement", None)
+    last = FakeRequest()
+    the_hub.watch(last, "ladder", counter)
+    clock.advance(0.1)
+    assert [event for event, _ in last.events()] == ["state"]

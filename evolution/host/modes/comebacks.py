@@ -1,82 +1,99 @@
-# -*- test-case-name: tests.host.modes.test_resumption, tests.host.workers.test_pool -*-
+# -*- test-case-name: tests.host.modes.test_resumption, tests.host.modes.test_resumed_runs, tests.host.workers.test_pool, tests.host.modes.test_crash_at_every_write -*-
 """A tournament's players coming back: after a restart (``--resume``), or a game the host lost (a worker's death).
 
-Offers ``Comebacks``, the part of ``TournamentRun`` (``evolution.host.modes.tournament_run``) that handles them:
-``resume()`` (the rounds and games the store holds played again from it, the entrants awaited back by name);
-``claim(name)``, ``names_held()``, ``awaiting()`` and ``returned(connection)``, what the lobby's policy asks of
-a run while it awaits its entrants; and, for the referee, ``_replayed`` (a table the store holds), ``_lost`` (a
-game the host lost: counted for no one, played again with the same table once its players are back) and
-``_walkover`` (too few of a table came back); ``report_of(record, seated, table)``, a stored game as the
-tournament sees it. How it goes: docs/tournaments.md, "Resuming a tournament".
+Offers ``Comebacks(run)``, the part of a ``TournamentRun`` (``evolution.host.modes.tournament_run``) that
+handles them: ``begin()`` (a resume begins: the entrants still in awaited back by name, the resumption stored
+under this host's name; the run then plays its stored rounds again from the store: their tables, finished games,
+walkovers and failures), ``caught_up()`` (those rounds are played again: the entrants they knocked out are
+awaited no more, and the log says where it resumes), ``resumptions``; ``claim(name)``, ``names_held()``,
+``awaiting()`` and ``returned(connection)``, what the lobby's policy asks of a run while it awaits its entrants;
+and, for the referee, ``replayed`` (a table's game the store holds) and ``lost`` (a game the host lost: counted
+for no one, played again with the same table once its players are back); ``report_of(record, seated, table)``,
+a stored game as the tournament sees it. How it goes: docs/tournaments.md, "Resuming a tournament".
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from twisted.internet.defer import Deferred, ensureDeferred
+from twisted.internet.defer import Deferred
 from twisted.logger import Logger
 
-from evolution.host.modes.resumption import StoredTournament
-from evolution.host.modes.returns import Returns
-from evolution.host.runner.game_runner import GameOutcome, GameRunner, now
+from evolution.host.modes.returns import Away
+from evolution.host.runner.game_runner import GameOutcome, now
 from evolution.net.host_connection import CLOSED
 from evolution.store.operations import tournament_resumed
-from evolution.store.records import GameRecord, Resumption, TournamentRecord
+from evolution.store.records import FailureRecord, GameRecord, Resumption
 from evolution.text import escape, plural, quoted
-from evolution.tournament.manager import TournamentManager
 from evolution.tournament.standings import Entrant, GameReport, Seat
+
+if TYPE_CHECKING:
+    from evolution.host.modes.tournament_run import TournamentRun
 
 log = Logger()
 
 
 class Comebacks:
-    """Entrants coming back to a tournament run (a mixin of ``TournamentRun``, which holds what it uses)."""
+    """Entrants coming back to one tournament run."""
 
-    id: int
-    settings: Any
-    runner: GameRunner
-    writer: Any
-    manager: TournamentManager
-    entrants: list[Entrant]
-    returns: Returns
-    stored: StoredTournament | None
-    rejoining: set[str]
-    status: str
-    games_done: int
-    round_games: list[int]
-    resumptions: tuple[Resumption, ...] = ()
+    def __init__(self, run: TournamentRun) -> None:
+        self.run = run
+        self.rejoining: set[str] = set()  # names of entrants back, being greeted
+        self.replaying = run.stored is not None  # a resume plays its stored rounds again, up to the one it resumes in
+        self.resumptions: tuple[Resumption, ...] = () if run.stored is None else run.stored.record.resumptions
 
-    def resume(self) -> Deferred[TournamentRecord]:
-        """Go on with the tournament the store holds interrupted; fires with its stored form once it is over.
+    def begin(self) -> Deferred:
+        """A resume begins; fires once the store holds it (then the run plays on).
 
-        The rounds and games it finished are played again from the store (no game is played twice), and the
-        entrants still in are awaited back, each by its name, for the ``Returns`` window; a table of the round it
-        stopped in that had not finished waits for its entrants (``referee``).
+        Its rounds are the tables it stored: a table with a finished game (or a walkover) is played again from the
+        store, never twice; the others are played once their entrants are back. The entrants still in are awaited
+        back, each by its name, for the ``Returns`` window (from now: those the stored rounds knocked out, once
+        they are played again, are awaited no more: ``caught_up``).
         """
-        stored = self.stored
+        run, stored = self.run, self.run.stored
         assert stored is not None
         resumed_at = now()
         self.resumptions = stored.record.resumptions + (Resumption(stored.round, resumed_at),)
-        self.writer.write(tournament_resumed(self.id, stored.round, resumed_at))
-        for entrant in self.entrants:
-            round, reason = stored.outside.get(entrant.number, (None, None))
-            if round == 0:  # failed the greeting
-                entrant.fail(0, reason)
-        awaited = [entrant for entrant in self.entrants if entrant.failure is None]
-        self.returns.wait_for(awaited, "the host stopped")
+        for entrant in run.entrants:
+            entrant.handle = Away(entrant.name)  # not here (yet); those out for good are not awaited
+        run.decisions.stored_failures(0, FailureRecord.DURING)  # failed the greeting
+        out = stored.out()
+        awaited = [entrant for entrant in run.entrants if entrant.failure is None and entrant.number not in out]
+        run.returns.wait_for(awaited, "the host stopped")
+        run.tell("begin")
+        return run.decisions.write(tournament_resumed(run.id, stored.round, resumed_at, run.runner.settings.host_name))
+
+    def caught_up(self) -> None:
+        """The stored rounds are played again (the round it resumes in begins, or there is none): the entrants they
+        knocked out are awaited no more, where they have nothing left to play; the log says who is."""
+        run, stored = self.run, self.run.stored
+        if not self.replaying or stored is None:
+            return
+        self.replaying = False
+        out = stored.out()
+        still_in = [entrant for entrant in run.entrants if entrant.number not in out and self.plays_on(entrant)]
+        for entrant in run.entrants:
+            if entrant in still_in:
+                continue
+            if entrant.name in run.returns.awaited:
+                run.returns.drop(entrant)
+            elif not run.returns.is_away(entrant):  # back before its rounds were played again: nothing to play
+                entrant.handle.close()
         log.info(
             "tournament {id} ({kind}) resumes in round {round}, with {games} of it finished; its {count} still in "
             "sign up again by name within {window:g} s: {names}",
-            id=self.id, kind=self.settings.format, round=stored.round,
-            games=plural(sum(1 for table in stored.games if table[0] == stored.round), "game"),
-            count=plural(len(awaited), "entrant"), window=self.returns.window,
-            names=", ".join(quoted(e.name) for e in awaited),
+            id=run.id, kind=run.settings.format, round=stored.round,
+            games=plural(sum(1 for table in stored.games if table[0] == stored.round)
+                         + sum(1 for table in stored.by_names if table[0] == stored.round), "game"),
+            count=plural(len(still_in), "entrant"), window=run.returns.window,
+            names=", ".join(quoted(e.name) for e in still_in),
         )
-        self.tell("begin")
-        return ensureDeferred(self.manager.run()).addCallback(lambda _: self._farewells()).addCallback(
-            lambda _: self._over()
-        )
+
+    def plays_on(self, entrant: Entrant) -> bool:
+        """Not out, nor knocked out with nothing left to play (a filler of a play-off, or a loser that hears the
+        tournament's end in the dialect, has)."""
+        return entrant.failure is None and (entrant.out_round is None or entrant.filler
+                                             or self.run.runner.dialect.keeps_losers)
 
     # -- entrants coming back -------------------------------------------------------------
 
@@ -86,95 +103,78 @@ class Comebacks:
         Where a dialect names a bot after its address (``host:port``, seed 004), the first entrant awaited from
         that host.
         """
-        if self.returns.claim(name) and name not in self.rejoining:
+        returns = self.run.returns
+        if returns.claim(name) and name not in self.rejoining:
             return name
         host, colon, port = name.rpartition(":")
         if colon and port.isdigit():
-            for awaited in self.returns.awaited:
-                if awaited.rpartition(":")[0] == host and self.returns.claim(awaited) and awaited not in self.rejoining:
+            for awaited in returns.awaited:
+                if awaited.rpartition(":")[0] == host and returns.claim(awaited) and awaited not in self.rejoining:
                     return awaited
         return None
 
     def names_held(self) -> set[str]:
         """The names a new sign-up may not take: every entrant's but those awaited back."""
-        return {entrant.name for entrant in self.entrants if not self.returns.is_away(entrant)} | self.rejoining
+        return {e.name for e in self.run.entrants if e.name not in self.run.returns.awaited} | self.rejoining
 
     def awaiting(self) -> bool:
-        return any(self.returns.claim(name) for name in self.returns.awaited)
+        return any(self.run.returns.claim(name) for name in self.run.returns.awaited)
 
     def returned(self, connection: Any) -> None:
         """An awaited entrant signed up again: greeted (as before its first game), then its place is its own."""
         self.rejoining.add(connection.name)
-        log.info("tournament {id}: {name} is back", id=self.id, name=quoted(connection.name))
-        self.runner.greet([connection]).addCallback(lambda failures: self._back(connection, failures[0]))
+        log.info("tournament {id}: {name} is back", id=self.run.id, name=quoted(connection.name))
+        self.run.runner.greet([connection]).addCallback(lambda failures: self._back(connection, failures[0]))
 
     def _back(self, connection: Any, failure: str | None) -> None:
+        run, returns = self.run, self.run.returns
         self.rejoining.discard(connection.name)
-        entrant = self.returns.returned(connection) if self.status == "running" else None
-        if entrant is None:
+        entrant = returns.awaited.get(connection.name) if run.status == "running" else None
+        if entrant is None or not returns.claim(connection.name):
             connection.close()
             return
-        if failure is not None:
-            entrant.fail(self.manager.round, f"failed the greeting when it came back: {failure}")
-            connection.close()
-        elif entrant.failure is None and (entrant.out_round is None or self.runner.dialect.keeps_losers):
-            connection.wait(lambda reason: self._failed_waiting(entrant, reason))
+        if failure is not None:  # out, once stored; then its table need not wait for it any longer
+            run.decisions.fail(entrant, f"failed the greeting when it came back: {failure}")
+            run.decisions.when_kept(entrant, lambda: (returns.drop(entrant), connection.close()))
+        elif self.plays_on(entrant):
+            # Watched between games first: a table this return completes takes the connection from the watch.
+            run.watch_between_games(entrant, connection)
+            returns.returned(connection)
         else:  # out already: nothing more to play
+            returns.drop(entrant)
             connection.close()
 
-    def _replayed(self, round: int, table: list[Entrant], record: GameRecord) -> GameReport:
-        """A game the store holds, scored again, with the failures its entrants had outside any game then."""
-        report = self.manager.settle(report_of(record, table, table), round)
-        for entrant in table:
-            failed, reason = self.stored.outside.get(entrant.number, (None, None))
-            if failed == round:
-                entrant.fail(round, reason)
-        self.games_done += 1
-        self.round_games.append(record.id)
+    # -- for the referee ------------------------------------------------------------------
+
+    def replayed(self, round: int, table: list[Entrant], record: GameRecord) -> GameReport:
+        """A game the store holds for this table, scored again (its seats: the entrants that sat in it)."""
+        by_number = {entrant.number: entrant for entrant in table}
+        by_name = {entrant.name: entrant for entrant in table}
+        seated = [by_number.get(seat.entrant) or by_name[seat.name] for seat in record.players]
+        report = self.run.manager.settle(report_of(record, seated, table), round)
+        self.run.games_done += 1
+        self.run.round_games.append(record.id)
         return report
 
-    def _lost(self, round: int, table: list[Entrant], present: list[Entrant], outcome: GameOutcome) -> Any:
+    def lost(self, round: int, table: list[Entrant], present: list[Entrant], outcome: GameOutcome) -> Any:
         """A game the host lost (a worker died, an error of the host's): it counts for no one, and is played
         again with the same table once those whose connections went with it are back."""
-        if self.status != "running":  # the host is stopping: the tournament is interrupted
+        run = self.run
+        if run.status != "running":  # the host is stopping: the tournament is interrupted
             return GameReport([Seat(entrant) for entrant in table], outcome.record.id, settled=True)
         why = outcome.record.outcome.removeprefix("aborted: ")
         gone = [entrant for entrant, connection in zip(present, outcome.connections) if connection.state == CLOSED]
         for entrant, connection in zip(present, outcome.connections):
             if connection.state != CLOSED:
-                connection.wait(lambda reason, entrant=entrant: self._failed_waiting(entrant, reason))
+                run.watch_between_games(entrant, connection)
         log.warn(
             "tournament {id} round {round}: game {game} was lost ({why}); it counts for no one and is played again "
-            "with the same players{wait}", id=self.id, round=round, game=outcome.record.id, why=escape(why),
+            "with the same players{wait}", id=run.id, round=round, game=outcome.record.id, why=escape(why),
             wait=f" once {plural(len(gone), 'player')} whose connections went with it {'is' if len(gone) == 1 else 'are'}"
-                 f" back (within {self.returns.window:g} s): " + ", ".join(quoted(e.name) for e in gone) if gone else "",
+                 f" back (within {run.returns.window:g} s): " + ", ".join(quoted(e.name) for e in gone) if gone else "",
         )
-        self.returns.wait_for(gone, f"game {outcome.record.id} was lost ({why})")
-        return self.referee(round, table)
-
-    def _walkover(self, round: int, table: list[Entrant], present: list[Entrant]) -> GameReport:
-        """Fewer than the smallest game came back to a table: those who did are placed first, with no score."""
-        log.info("tournament {id} round {round}: a walkover for {names}: too few of their table came back",
-                 id=self.id, round=round, names=", ".join(quoted(e.name) for e in present) or "nobody")
-        return GameReport([Seat(entrant, 0) if entrant in present else Seat(entrant, None, entrant.failure)
-                           for entrant in table])
-
-    # -- what the run offers the mixin ------------------------------------------------------
-
-    def referee(self, round: int, table: list[Entrant]) -> Deferred[GameReport]:
-        raise NotImplementedError
-
-    def tell(self, event: str) -> None:
-        raise NotImplementedError
-
-    def _farewells(self) -> Deferred:
-        raise NotImplementedError
-
-    def _over(self) -> TournamentRecord:
-        raise NotImplementedError
-
-    def _failed_waiting(self, entrant: Entrant, reason: str) -> None:
-        raise NotImplementedError
+        run.returns.wait_for(gone, f"game {outcome.record.id} was lost ({why})")
+        return run.referee(round, table)
 
 
 def report_of(record: GameRecord, seated: list[Entrant], table: list[Entrant]) -> GameReport:

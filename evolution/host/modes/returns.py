@@ -4,8 +4,10 @@
 Offers ``Away`` (what stands in for the connection of an entrant that is not connected: closed, it hears
 nothing) and ``Returns(clock, window)``: ``wait_for(entrants, why)`` marks entrants away for ``window`` seconds
 from now; ``claim(name)`` says whether a sign-up of that name (as the host would name it) takes an awaited
-entrant's place; ``returned(connection)`` gives the entrant of that name its connection back;
-``back(table)`` fires once every entrant of a table is back or past its time; ``is_away(entrant)``.
+entrant's place; ``returned(connection)`` gives the entrant of that name its connection back, ``drop(entrant)``
+awaits it no longer (it is out);
+``back(table)`` fires once every entrant of a table is back or past its time; ``is_away(entrant)``; ``stop()``
+awaits no one any longer (the tables waiting go on at once).
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ class Away:
     def sendMessage(self, value: Any) -> None:
         pass
 
-    def wait(self, on_failure: Callable[[str], None]) -> None:
+    def wait(self, on_failure: Callable[[str], None], closes: bool = False) -> None:
         pass
 
     def hold(self) -> None:
@@ -81,6 +83,14 @@ class Returns:
         self._release()
         return entrant
 
+    def drop(self, entrant: Entrant) -> None:
+        """``entrant`` is awaited no more (it came back and is out, or has nothing left to play): tables go on
+        without it."""
+        self.awaited.pop(entrant.name, None)
+        self._due.pop(entrant, None)
+        self.why.pop(entrant, None)
+        self._release()
+
     def back(self, table: list[Entrant]) -> Deferred[None]:
         """Fires once every entrant of ``table`` is back, or its time is up."""
         waiter: Deferred = Deferred()
@@ -117,8 +127,11 @@ class Returns:
         self._schedule()
 
     def stop(self) -> None:
+        """Await no one any longer (the tournament is over, ended or interrupted): the tables waiting go on now."""
         if self._timer is not None and self._timer.active():
             self._timer.cancel()
         self._timer = None
+        self._due.clear()
+        self._release()
 
 

@@ -56,6 +56,7 @@ class TournamentService(service.Service):
             signup["window"], signup["periods"], signup["minimum"], signup["maximum"], self.begin, self.give_up
         )
         self.policy = TournamentPolicy(self)
+        self.owner_of: Callable[[Any], str | None] | None = None  # --accounts: tables keep an owner's bots apart
         self.current: TournamentRun | None = None
         self.runs: list[TournamentRun] = []
         self.done = 0
@@ -66,7 +67,8 @@ class TournamentService(service.Service):
         super().startService()
         if self.resume is not None:
             stored, self.resume = self.resume, None
-            run = TournamentRun(stored.record.id, self.settings, [], self.runner, self.writer, self._returns(), stored)
+            run = TournamentRun(stored.record.id, self.settings, [], self.runner, self.writer, self._returns(), stored,
+                                self.owner_of)
             self._run(run, run.resume())
         else:
             self.periods.open()
@@ -78,8 +80,8 @@ class TournamentService(service.Service):
             self.current.stop()
 
     def begin(self, players: list) -> None:
-        run = TournamentRun(self.writer.new_tournament_id(), self.settings, players, self.runner, self.writer,
-                            self._returns())
+        run = TournamentRun(self.writer.new_tournament_id(), self.settings.seeded(), players, self.runner, self.writer,
+                            self._returns(), owner_of=self.owner_of)
         self._run(run, run.play())
 
     def _returns(self) -> Returns:
@@ -154,7 +156,7 @@ class TournamentService(service.Service):
 class TournamentPolicy:
     """The lobby's policy in tournament mode: sign-up periods between tournaments; while one runs, only its
     entrants whose connections the host lost may sign up again, each taking its place back
-    (``TournamentRun.claim``); everyone else is answered "game full"."""
+    (``Comebacks.claim``); everyone else is answered "game full"."""
 
     def __init__(self, service: TournamentService) -> None:
         self.service = service
@@ -166,13 +168,13 @@ class TournamentPolicy:
 
     def accepting(self) -> bool:
         run = self.service.current
-        return self.periods.accepting() or (run is not None and run.awaiting())
+        return self.periods.accepting() or (run is not None and run.comebacks.awaiting())
 
     def claim(self, name: str) -> str | None:
         if self.periods.accepting():
             return name
         run = self.service.current
-        return run.claim(name) if run is not None else None
+        return run.comebacks.claim(name) if run is not None else None
 
     def joined(self) -> None:
         if self.periods.accepting():
@@ -181,7 +183,7 @@ class TournamentPolicy:
         for connection in self.factory.take_lobby():
             run = self.service.current
             if run is not None:
-                run.returned(connection)
+                run.comebacks.returned(connection)
             else:
                 connection.close()
 
@@ -190,12 +192,12 @@ class TournamentPolicy:
 
     def names_held(self) -> set[str]:
         run = self.service.current
-        return self.periods.names_held() | (run.names_held() if run is not None else set())
+        return self.periods.names_held() | (run.comebacks.names_held() if run is not None else set())
 
     def status(self) -> dict[str, Any]:
         status = self.periods.status()
         run = self.service.current
-        if run is not None and run.awaiting():
+        if run is not None and run.comebacks.awaiting():
             status["awaited"] = sorted(run.returns.awaited)
         return status
 

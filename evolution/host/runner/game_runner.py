@@ -21,7 +21,7 @@ recording): docs/architecture.md, "The game runner".
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import Any, Callable
 
@@ -36,7 +36,7 @@ from evolution.host.runner.settings import GameSettings
 from evolution.net.deadlines import Deadlines
 from evolution.net.game_log import GameLog
 from evolution.net.host_connection import CLOSED, HostProtocol
-from evolution.net.remote_seat import CallSettings, RemoteSeat
+from evolution.net.remote_seat import CallSettings, RemoteSeat, ReplyTimes
 from evolution.outcomes import GameResult
 from evolution.store.records import GameRecord, seat_records
 from evolution.text import escape, quoted
@@ -49,13 +49,16 @@ RECENT_RECORDS = 1000
 
 @dataclass(frozen=True)
 class Seating:
-    """A tournament game: which tournament and round, how to score its seats before storing, and the
-    tournament's standings once it is scored (stored with it)."""
+    """A tournament game: which tournament, round and table, the seed the table is dealt from (None: the
+    runner's next), how to score its seats before storing, and the tournament's standings once it is scored
+    (stored with it)."""
 
     tournament_id: int
     round: int
     annotate: Callable[[GameRecord], GameRecord] = lambda record: record
     standings: Callable[[], list] = list
+    table: int | None = None
+    seed: int | None = None
 
 
 @dataclass(frozen=True)
@@ -176,6 +179,7 @@ class GameRunner:
         self.games_over = 0
         self.running: dict[int, Any] = {}  # RunningGame; a pooled runner's games in workers too (``played_here``)
         self.deadlines = Deadlines(clock)  # every call's time limit, in all games
+        self.deadlines.replies = ReplyTimes()  # how long the answers took: the operator's figures
         self.calls = CallSettings(clock, settings.seconds(), self.deadlines, self.setup.limits())
         self.records: deque[GameRecord] = deque(maxlen=RECENT_RECORDS)  # the latest; the store has them all
         self._waiters: list[tuple[int, Deferred]] = []
@@ -223,15 +227,19 @@ class GameRunner:
 
     # -- playing ----------------------------------------------------------------------
 
-    def number(self) -> tuple[int, int | None]:
-        """The next game's id and seed (the host's numbering; a worker's games come numbered)."""
+    def number(self, seating: Seating | None = None) -> tuple[int, int | None]:
+        """The next game's id and seed (the host's numbering; a worker's games come numbered); a tournament's
+        table is dealt from its own seed."""
         if self.numbering is None:
             raise RuntimeError("this runner plays games numbered elsewhere: play_numbered")
-        return self.numbering.next()
+        game_id, seed = self.numbering.next()
+        if seating is not None and seating.seed is not None:
+            seed = seating.seed
+        return game_id, seed
 
     def play(self, connections: list[HostProtocol], seating: Seating | None = None) -> Deferred[GameOutcome]:
         """Play a game with these players (in turn order); fires with its outcome, never fails."""
-        return self.play_numbered(*self.number(), connections, seating)
+        return self.play_numbered(*self.number(seating), connections, seating)
 
     def play_numbered(
         self, game_id: int, seed: int | None, connections: list[HostProtocol], seating: Seating | None = None
@@ -260,17 +268,14 @@ class GameRunner:
             self.game.name, host=self.settings.host_name,
         )
 
-    def hang_up(self, connection: HostProtocol, reason: str) -> None:
-        """Close a removed player's connection (outside a game), after the dialect's word to it, if any."""
-        self.say_removal(connection, reason)
-        connection.close()
-
     def remove(self, game: RunningGame, index: int, reason: str) -> None:
         """A player the referee removed: the dialect's word to it, then its removal recorded, then hang up.
 
         (In that order, so that a player that comes back at once finds its name free where it signs up.)
         """
         connection = game.connections[index]
+        proxy = game.proxies[index]  # its game's log of it ends here: the host's hanging up is no failure of it
+        proxy.log, proxy.on_failure = None, None
         self.say_removal(connection, reason)
         if connection.transport is not None:
             connection.transport.pauseProducing()  # nothing more is read from it
@@ -401,6 +406,8 @@ class GameRunner:
         With a Deferred that fires once the record is kept (``Recording.keep``).
         """
         record = self._annotated(game, record)
+        if game.seating is not None and game.seating.table is not None:
+            record = replace(record, table=game.seating.table)
         standings = game.seating.standings() if game.seating is not None else None
         kept = self.recording.keep(record, log_text, standings)
         self.games_over += 1

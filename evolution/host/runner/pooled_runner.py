@@ -89,7 +89,7 @@ class PooledRunner(GameRunner):
         return self._send(connections, seating, whole=False)
 
     def _send(self, connections: list[HostProtocol], seating: Seating | None, whole: bool) -> Deferred:
-        game_id, seed = self.number()
+        game_id, seed = self.number(seating)
         game = AwayGame(self, game_id, connections, seed, seating)
         handovers = [connection.hand_over() for connection in connections]
         self.begun(game)
@@ -104,8 +104,12 @@ class PooledRunner(GameRunner):
 
     # -- what the workers report ------------------------------------------------------------
 
-    def over(self, game_id: int, record: dict, log_blob: bytes) -> None:
-        """A game is over: stored, logged and told now; its outcome waits for its connections (``back``)."""
+    def over(self, game_id: int, record: dict, log_blob: bytes, replies: list[float] | None = None) -> None:
+        """A game is over: stored, logged and told now; its outcome waits for its connections (``back``).
+
+        ``replies``: how long the worker's answers took since its last report, counted here for the figures."""
+        if replies and self.deadlines.replies is not None:
+            self.deadlines.replies.add(replies)
         game = self.running.pop(game_id, None)
         if isinstance(game, AwayGame):
             self.ending[game_id] = game

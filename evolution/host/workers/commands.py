@@ -3,7 +3,8 @@
 
 Offers the commands, host -> worker: ``Play(game, descriptors)`` (play this
 game on these sockets), ``Running()`` (the summaries of the worker's games),
-``Picture(game)`` (a running game's live picture), ``Stop()``; worker ->
+``Picture(game)`` (a running game's live picture), ``Expel(game, seat,
+reason)`` (remove a player now: the organiser's ban), ``Stop()``; worker ->
 host: ``Hello(pid)`` (ready), ``Over(report, log)`` (a game's record and
 log), ``Back(report, descriptors)`` (the connections given back),
 ``HungUp(game, seat)`` (a player removed), ``Changed(games, stepped)``; and
@@ -36,6 +37,11 @@ class Running(amp.Command):
 class Picture(amp.Command):
     arguments = [(b"game", amp.Integer())]
     response = [(b"picture", JSONValue())]
+
+
+class Expel(amp.Command):
+    arguments = [(b"game", amp.Integer()), (b"seat", amp.Integer()), (b"reason", amp.Unicode())]
+    response = [(b"done", amp.Boolean())]
 
 
 class Stop(amp.Command):

@@ -20,6 +20,8 @@ stepped)``, ``hung_up(game_id, seat)`` (``evolution.host.workers.commands``).
   with the reason (how its process ended), and another worker is started in
   its place after ``RESTART_DELAY`` seconds. One whose channel closes is
   killed if it has not ended ``CHANNEL_GRACE`` seconds later.
+- ``expel(game_id, seat, reason)``: a player removed from its game now (the
+  organiser's ban); a game not yet in a worker hears it as it arrives there.
 - ``ask_picture(game_id)`` asks the worker playing a game for its live
   picture, ``ask_all_running()`` every ready worker for its games' summaries
   (the web view's).
@@ -37,7 +39,7 @@ from typing import Any, Callable, Protocol
 from twisted.internet.defer import Deferred, DeferredList, succeed
 from twisted.logger import Logger
 
-from evolution.host.workers.commands import Back, Changed, Hello, HungUp, Over, Picture, Play, Running, Stop
+from evolution.host.workers.commands import Back, Changed, Expel, Hello, HungUp, Over, Picture, Play, Running, Stop
 from evolution.processes.channel import ChildChannel
 from evolution.processes.child import ChildProcess
 from evolution.text import plural
@@ -50,7 +52,7 @@ CHANNEL_GRACE = 1.0  # seconds a worker whose channel closed has to end before i
 
 
 class Games(Protocol):
-    def over(self, game_id: int, record: dict, log_blob: bytes) -> None: ...
+    def over(self, game_id: int, record: dict, log_blob: bytes, replies: list[float] | None = None) -> None: ...
 
     def back(self, report: dict, descriptors: list[int]) -> None: ...
 
@@ -75,7 +77,7 @@ class HostSide(ChildChannel):
 
     @Over.responder
     def over(self, report: dict, log: bytes) -> dict:
-        self.worker.pool.games.over(report["id"], report["record"], log)
+        self.worker.pool.games.over(report["id"], report["record"], log, report.get("replies"))
         return {}
 
     @Back.responder
@@ -179,6 +181,7 @@ class WorkerPool:
         self._placed: list[Deferred] = []  # waiting for the games that wait for a worker
         self._all_ready: list[Deferred] = []
         self.waiting: list[tuple[int, Callable[[], dict], list[int]]] = []  # games handed over before any worker was ready
+        self.unplaced: dict[int, list[tuple[int, str]]] = {}  # games sent, in no worker yet: the expulsions they await
         self.stopping = False
         self.started = False
 
@@ -198,14 +201,23 @@ class WorkerPool:
 
     def send(self, game_id: int, game: Callable[[], dict], descriptors: list[int]) -> None:
         """Hand a game to a worker on the next pass (``game()`` gives its ``Play`` message then)."""
+        self.unplaced[game_id] = []
         self.reactor.callLater(0, self._send, game_id, game, descriptors)
 
     def _send(self, game_id: int, game: Callable[[], dict], descriptors: list[int]) -> None:
+        if self.stopping:  # the host began to stop since the game was handed over: it never begins (a worker asked
+            _close_all(None, descriptors)  # to stop would play it for nobody, its players seeing an end not kept)
+            self.unplaced.pop(game_id, None)
+            self.games.lost([game_id], "the host stopped")
+            return
         ready = [worker for worker in self.workers if worker.is_ready]
         if not ready:
             self.waiting.append((game_id, game, descriptors))
             return
-        min(ready, key=lambda worker: len(worker.games)).play(game_id, game(), descriptors)
+        worker = min(ready, key=lambda worker: len(worker.games))
+        worker.play(game_id, game(), descriptors)
+        for seat, reason in self.unplaced.pop(game_id, []):  # after its Play, on the same channel
+            self._expel(worker, game_id, seat, reason)
 
     def worker_ready(self, worker: WorkerProcess) -> None:
         log.info("worker {number} (pid {pid}) is ready", number=worker.number, pid=worker.pid)
@@ -283,6 +295,24 @@ class WorkerPool:
 
         return self.placed().addCallback(ask).addCallbacks(lambda answer: answer["picture"], lambda failure: None)
 
+    def expel(self, game_id: int, seat: int, reason: str) -> Deferred[bool]:
+        """The player in ``seat`` (from 1) of a game a worker plays, removed now with ``reason`` (False: not there).
+
+        A game handed over and not yet in a worker (none ready, or the next pass not come) hears it as it arrives:
+        True then."""
+        if game_id in self.unplaced:
+            self.unplaced[game_id].append((seat, reason))
+            return succeed(True)
+        worker = self.playing(game_id)
+        if worker is None or not worker.is_ready:
+            return succeed(False)
+        return self._expel(worker, game_id, seat, reason)
+
+    @staticmethod
+    def _expel(worker: WorkerProcess, game_id: int, seat: int, reason: str) -> Deferred[bool]:
+        return worker.channel.callRemote(Expel, game=game_id, seat=seat, reason=reason).addCallbacks(
+            lambda answer: answer["done"], lambda failure: False)
+
     def kill(self) -> None:
         """SIGKILL to every worker now (a stop that cannot wait); their games are lost."""
         self.stopping = True
@@ -294,6 +324,7 @@ class WorkerPool:
         waiting, self.waiting = self.waiting, []
         for game_id, _game, descriptors in waiting:
             _close_all(None, descriptors)
+            self.unplaced.pop(game_id, None)
         if waiting:
             self.games.lost([game_id for game_id, _, _ in waiting], "the host stopped")
         for call in self._restarts:

@@ -31,11 +31,13 @@ from twisted.internet.defer import Deferred, DeferredList
 from twisted.logger import Logger
 
 from evolution.processes.channel import QuietAMP, child_channel, forward_log
+from evolution.processes.stopping import heed_only_the_host
 from evolution.host.runner.game_runner import GameOutcome, GameRunner, GameSettings, Seating
 from evolution.host.workers.commands import (
     CHANGES_EVERY,
     Back,
     Changed,
+    Expel,
     Hello,
     HungUp,
     Over,
@@ -123,6 +125,7 @@ class WorkerSide(QuietAMP):
         self.arrivals = arrivals
         self.reactor = reactor
         self.reports: set[Deferred] = set()  # each fires once the host has answered a game's Back
+        self.arrived: dict[int, list[HostProtocol]] = {}  # each game's connections, until it is given back
         self._pictures: Any = None
 
     def connectionMade(self) -> None:
@@ -137,6 +140,7 @@ class WorkerSide(QuietAMP):
     @Play.responder
     def play(self, game: dict[str, Any], descriptors: list[int]) -> dict:
         connections = [self._arrive(seat, fd) for seat, fd in zip(game["seats"], descriptors)]
+        self.arrived[game["id"]] = connections
         numbered = (game["id"], game["seed"])
         if game["whole"]:
             done = self.runner.start_game(connections, numbered)
@@ -159,13 +163,16 @@ class WorkerSide(QuietAMP):
     def send_record(self, record: GameRecord, blob: bytes) -> Deferred:
         if self.forwarder is not None:
             self.forwarder.flush()  # the game's log lines (removals) before its end
-        return self.callRemote(Over, report={"id": record.id, "record": record.to_json()}, log=blob)
+        replies = self.runner.deadlines.replies.take() if self.runner.deadlines.replies is not None else None
+        return self.callRemote(Over, report={"id": record.id, "record": record.to_json(), "replies": replies},
+                               log=blob)
 
     def send_hung_up(self, game_id: int, seat: int) -> Deferred:
         return self.callRemote(HungUp, game=game_id, seat=seat)
 
     def _ended(self, outcome: GameOutcome | None, game_id: int, whole: bool) -> None:
         """Give back on the next pass: the game may have ended in the middle of a read, whose rest is still due."""
+        self.arrived.pop(game_id, None)
         reported: Deferred = Deferred()
         self.reports.add(reported)
         reported.addBoth(lambda _: self.reports.discard(reported))
@@ -210,6 +217,21 @@ class WorkerSide(QuietAMP):
             self._pictures.changed, self._pictures.stepped = changes.add, changes.mark
         return self._pictures
 
+    @Expel.responder
+    def expel(self, game: int, seat: int, reason: str) -> dict:
+        """The organiser's ban: the player in ``seat`` (from 1, of the seats the host handed over) removed from
+        ``game`` now, with ``reason`` (from a game still greeting its players: it fails the greeting, and the game
+        is played without it)."""
+        connections = self.arrived.get(game, [])
+        if not 1 <= seat <= len(connections) or connections[seat - 1].state == CLOSED:
+            return {"done": False}
+        connection = connections[seat - 1]
+        if connection.proxy is not None:  # its game's seat (or its greeting's)
+            connection.proxy.fail(reason)
+        else:
+            connection.close()
+        return {"done": True}
+
     @Stop.responder
     def stop(self) -> Deferred:
         """Every game ends as aborted; answered once the host has every report (and closes the channel)."""
@@ -222,6 +244,9 @@ def main(argv: list[str] | None = None) -> None:
 
     from evolution.host.runner.memory import settle_memory
 
+    # Ctrl-C and SIGTERM reach the host's whole group: the host stops this worker after its reports (SIGTERM ignored
+    # again once the reactor runs: its run() puts in Twisted's handler, which would end the worker and its games)
+    heed_only_the_host(reactor)
     data = json.loads((argv or sys.argv[1:])[0])
     settings, config = settings_of(data)
     forwarder = forward_log(reactor, f"worker {data['number']}")

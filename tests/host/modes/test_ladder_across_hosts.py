@@ -27,7 +27,7 @@ from evolution.store.writer import KILLED
 from evolution.store.results_store import ResultsStore
 
 MISSING = postgres_missing() or haproxy_missing()
-pytestmark = [pytest.mark.slow, pytest.mark.skipif(MISSING is not None, reason=MISSING or "")]
+pytestmark = [pytest.mark.slow, pytest.mark.outage, pytest.mark.skipif(MISSING is not None, reason=MISSING or "")]
 
 LADDER = ("--ladder", "--send-scores")
 

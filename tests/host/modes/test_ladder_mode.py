@@ -18,7 +18,7 @@ from twisted.internet.task import Clock
 from twisted.python import usage
 from twisted.trial import unittest
 
-from evolution.net.lobbies import LadderLobby
+from evolution.net.lobbies import BATCH_TABLES, LadderLobby
 from evolution.store.results_store import ResultsStore
 from tests.support import adversaries as bad
 from tests.support.hosting import LocalHost, host_options, log_lines, new_host, until
@@ -160,10 +160,10 @@ class LadderHostTests(unittest.TestCase):
 
 
 class LadderLobbyTests(unittest.TestCase):
-    def lobby(self, window: float = 1.0) -> tuple[LadderLobby, Any, list]:
+    def lobby(self, window: float = 1.0, **choose: Any) -> tuple[LadderLobby, Any, list]:
         formed: list[list] = []
         clock = Clock()
-        policy = LadderLobby(window, formed.append)
+        policy = LadderLobby(window, formed.append, **choose)
         factory = Gathered(clock, policy)
         return policy, factory, formed
 
@@ -205,6 +205,64 @@ class LadderLobbyTests(unittest.TestCase):
         self.assertEqual([c.name for c in formed[0]], ["a", "b", "c", "d"])
         self.assertEqual([c.name for c in factory.lobby], ["e", "f"])
 
+    def test_games_form_at_once_when_enough_full_tables_wait_and_the_last_to_come_wait_at_most_the_window(self) -> None:
+        policy, factory, formed = self.lobby(window=0.1)
+        batch = BATCH_TABLES * 5  # tables of 3-5
+        factory.arrive(*(f"bot {k}" for k in range(batch - 1)))
+        factory.clock.advance(0)
+        self.assertEqual(formed, [])  # fewer than the batch: they wait out the window...
+        factory.arrive("late", "later", "latest")  # ... until the batch is there: on the reactor's next turn
+        self.assertEqual(policy.status()["starts_at"], 0.0)
+        factory.clock.advance(0)
+        self.assertEqual(len(formed), 1)
+        self.assertEqual(len(formed[0]), batch)  # full tables only, in the order they came to wait
+        self.assertEqual([c.name for c in factory.lobby], ["later", "latest"])
+        self.assertEqual(policy.status()["starts_at"], None)  # two cannot play
+        factory.arrive("last")
+        factory.clock.advance(0.05)
+        self.assertEqual(len(formed), 1)
+        factory.clock.advance(0.05)  # the window after enough waited, not a tick of a second
+        self.assertEqual([c.name for c in formed[1]], ["later", "latest", "last"])
+
+    def test_bots_back_from_their_games_play_again_as_soon_as_a_batch_of_them_is_back(self) -> None:
+        policy, factory, formed = self.lobby(window=1.0)
+        factory.config.min_players = factory.config.max_players = 4
+        factory.arrive(*(f"bot {k}" for k in range(2 * BATCH_TABLES * 4)))
+        factory.clock.advance(0)
+        [first] = formed
+        for connection in first:  # every game ends at once: the bots are back in the same turn of the reactor
+            policy.back(connection)
+        self.assertEqual(len(formed), 1)
+        factory.clock.advance(0)
+        self.assertEqual([len(players) for players in formed], [32, 32])
+        self.assertEqual(factory.clock.seconds(), 0)  # no window waited out, ever
+        self.assertEqual(set(formed[1]), set(first))
+
+    def test_whom_to_seat_is_chosen_from_all_waiting_and_none_chosen_waits_for_the_next_to_come(self) -> None:
+        chosen: list[tuple[list[str], int]] = []
+
+        def choose(waiting: list, count: int) -> list:  # as --accounts: a and b belong to one owner
+            chosen.append(([c.name for c in waiting], count))
+            return [c for c in waiting if c.name != "b"][:count] if len(waiting) > count else []
+
+        policy, factory, formed = self.lobby(choose=choose)
+        factory.config.max_players = 3
+        factory.arrive("a", "b", "c")
+        factory.clock.advance(1)
+        self.assertEqual((formed, chosen), ([], [(["a", "b", "c"], 3)]))
+        self.assertEqual(policy.status()["starts_at"], None)  # no timer runs on, forming nothing again and again
+        factory.arrive("d")
+        factory.clock.advance(1)
+        self.assertEqual([[c.name for c in players] for players in formed], [["a", "c", "d"]])
+        self.assertEqual([c.name for c in factory.lobby], ["b"])
+
+    def test_while_the_host_is_overloaded_no_batch_forms(self) -> None:
+        policy, factory, formed = self.lobby(window=0.1)
+        policy.holding = True
+        factory.arrive(*(f"bot {k}" for k in range(BATCH_TABLES * 5)))
+        factory.clock.advance(5)
+        self.assertEqual(formed, [])
+
 
 class Waiting:
     """A signed-up connection as the lobby sees it."""
@@ -243,10 +301,14 @@ class Gathered:
         players, self.lobby = self.lobby[:count], self.lobby[count:]
         return players
 
+    def take(self, players: list[Waiting]) -> list[Waiting]:
+        self.lobby = [connection for connection in self.lobby if connection not in players]
+        return players
 
-def test_a_ladder_is_one_mode_of_the_host_and_gathers_for_a_second_by_default():
+
+def test_a_ladder_is_one_mode_of_the_host_and_gathers_for_a_tenth_of_a_second_by_default():
     options = host_options(Path("r.sqlite"), "--ladder")
-    assert options["signup-window"] == 1.0
+    assert options["signup-window"] == 0.1
     for extra, message in [
         (("--tournament", "swiss"), "--ladder and --tournament are two ways to run the host"),
         (("--games", "3"), "--games is for single games; a ladder runs until it is stopped"),

@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from twisted.internet import reactor, threads
 from twisted.internet.defer import Deferred, ensureDeferred, gatherResults
 from twisted.internet.task import deferLater
@@ -100,8 +101,8 @@ class ResumeTests(unittest.TestCase):
     timeout = 240
 
     def host(self, folder: Path, port: int, log: str, *options: str) -> HostProcess:
-        host = HostProcess(port, folder / "results.sqlite", folder / log, "--timeout", "10", "--signup-window",
-                           str(AWAY), "--signup-periods", "1", *options, own_group=True)
+        host = HostProcess(port, folder / "results.sqlite", folder / log, "--signup-window", str(AWAY),
+                           "--signup-periods", "1", *options, own_group=True)
         self.addCleanup(host.stop)
         return host
 
@@ -109,7 +110,7 @@ class ResumeTests(unittest.TestCase):
         folder = Path(self.mktemp())
         folder.mkdir()
         port = free_port()
-        first = self.host(folder, port, "first.log", *options, "--max-signups", str(bots))
+        first = self.host(folder, port, "first.log", *options, "--max-signups", str(bots), "--timeout", "10")
         await threads.deferToThread(first.wait_until_listening, 60)
         hold = Hold()
         names = [f"bot{k:02d}" for k in range(1, bots + 1)]
@@ -164,6 +165,12 @@ class ResumeTests(unittest.TestCase):
         self.assertIn(f"  interrupted in round 2, resumed {tournament.resumptions[0].resumed_at} (twistd evolution "
                       "--resume)", shown)
         self.assertEqual(len(tournament.rounds), 3)
+        progress = re.findall(r"tournament 1 round (\d+) of (\S*): (\d+) of (\d+) games? done, (-?\d+) running",
+                              (folder / "second.log").read_text())
+        self.assertTrue(progress)
+        for round, of, done, total, running in progress:  # each counted within its own round
+            self.assertEqual(of, "3")
+            self.assertTrue(int(round) >= 2 and 1 <= int(done) <= int(total) and int(running) == int(total) - int(done))
 
     async def test_a_knockout_killed_in_round_two_finishes_after_a_resume(self) -> None:
         _, before, done, tournament, games = await self.crash_in_round_two_then_resume(
@@ -209,3 +216,47 @@ class NotResumableTests(unittest.TestCase):
             self.assertEqual(done.returncode, 1, done.stderr)
             self.assertEqual(len(done.stderr.splitlines()), 1, done.stderr)
             self.assertTrue(done.stderr.startswith(line), done.stderr)
+
+    async def test_what_a_tournament_keeps_is_refused_with_resume_in_one_line_and_a_missing_db_makes_nothing(
+            self) -> None:
+        folder = Path(self.mktemp())
+        folder.mkdir()
+        for options, line in [
+            (("--resume", "--ladder"), "--resume goes on with an interrupted tournament, and a ladder has none"),
+            (("--resume", "--timeout", "3"), "--timeout does not go with --resume: the tournament keeps its own"),
+            (("--resume", "2", "--players", "3-4"), "--players does not go with --resume"),
+            (("--game", "fish", "--resume"), "--game does not go with --resume"),
+            (("--resume", "--seed", "4"), "--seed does not go with --resume"),
+            (("--resume", "--dialect", "seed002"), "--dialect does not go with --resume"),
+            (("--resume", "--owners-may-meet"), "--owners-may-meet does not go with --resume"),
+        ]:
+            done = await threads.deferToThread(self.refused, "--db", str(folder / "results.sqlite"), *options)
+            self.assertEqual(done.returncode, 2, done.stderr)
+            self.assertEqual(len(done.stderr.splitlines()), 1, done.stderr)
+            self.assertIn(line, done.stderr)
+        missing = folder / "typo.sqlite"
+        done = await threads.deferToThread(self.refused, "--db", str(missing), "--resume")
+        self.assertEqual((done.returncode, done.stderr), (1, f"twistd evolution: no results database at {missing}: "
+                         "--resume goes on with a tournament stored there (is --db the file the tournament was "
+                         "started with?)\n"))
+        self.assertEqual(list(folder.iterdir()), [])  # no store, no journal
+
+
+def test_a_tournament_another_host_runs_on_a_shared_store_is_that_hosts_to_resume_and_says_so():
+    from evolution.host.modes.resumption import NotResumable, load_interrupted
+    from evolution.store.operations import tournament_begun
+    from tests.support.postgres import database_url
+
+    url = database_url("another host's tournament")
+    store = ResultsStore.open(url)
+    record = TournamentRecord(1, "swiss", "running", "2026-01-01T00:00:00.000+00:00", settings={"players": "3-5"},
+                              host="lab3:45678")
+    store.apply(tournament_begun(record))
+    store.close()
+    with pytest.raises(NotResumable) as refused:
+        load_interrupted(url, "1", "lab4:45678")
+    assert str(refused.value).endswith("is running on the host 'lab3:45678' (or was, if that host died without a "
+                                       "word): resume it there, or start this host with --host-name 'lab3:45678' to "
+                                       "take it over once that host is stopped")
+    with pytest.raises(NotResumable, match="holds no interrupted tournament to resume"):
+        load_interrupted(url, "last", "lab4:45678")

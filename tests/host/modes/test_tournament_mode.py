@@ -10,19 +10,23 @@ stored game replays to its result.
 
 from __future__ import annotations
 
+import os
+import signal
 from typing import Any
 
 from twisted.internet import reactor
-from twisted.internet.defer import gatherResults
+from twisted.internet.defer import ensureDeferred, gatherResults
 from twisted.trial import unittest
 
 from evolution.cli.evolution_client import Thinking
 from evolution.games.evolution.rules.silly import SillyPlayer
 from evolution.games.evolution.strategies import BY_NAME
 from evolution.games.evolution.wire.messages import message_kind
-from evolution.net.client import ClientProtocol, Refused, conversation
+from evolution.net.client import ClientProtocol, Refused, conversation, play_remote
+from evolution.store.results_store import ResultsStore
 from evolution.text import quoted
 from tests.support.hosting import ANSWER_LIMIT, SIGNUP_LIMIT, log_lines, new_host, stored_tournament, until
+from tests.support.process_tree import descendants, still_there
 
 FAST = ("--timeout", ANSWER_LIMIT, "--signup-timeout", SIGNUP_LIMIT, "--number-grace", "0.01")
 WAIT_FOR_ALL = ("--signup-window", "60")  # the tournament begins once --max-signups are in, however long that takes
@@ -319,6 +323,91 @@ class TellRemovedBetweenGamesTests(TournamentCase):
         [tournament] = (await host.stored()).tournaments()
         failures = {f["name"]: f["reason"] for f in tournament.to_json()["failures"]}
         self.assertEqual(failures["chatty"], "sent a message while waiting for a game")
+
+
+class RemovedOnceStoredTests(TournamentCase):
+    """A bot put out between games is hung up on only once the store holds why: were it hung up on first, a host
+    killed in between would forget it, and the bot, signing up again (--reconnect) to the resumed tournament, would
+    play on. The store process is held (SIGSTOP, as a hung disk holds it) while the bot is put out."""
+
+    async def swiss_of_three(self) -> tuple[Any, list, list, dict]:
+        """A Swiss of a, b, c, its first game begun and its store process held; what the store held as failures
+        when c was hung up on (filled in then), the clients, and c's client connection."""
+        lines = log_lines(self)
+        host = new_host(self, "--tournament", "swiss", "--rounds", "2", "--max-signups", "3", *WAIT_FOR_ALL, *FAST,
+                        "--workers", "0")
+        await host.ready()
+        stored_when_hung_up: list[list[str]] = []
+        client: dict[str, ClientProtocol] = {}
+
+        def connected(protocol: ClientProtocol) -> None:
+            client["c"], lost = protocol, protocol.connectionLost
+
+            def hung_up(reason: Any) -> None:
+                store = ResultsStore.open(host.options["db"])
+                try:
+                    stored_when_hung_up.append([failure.reason for failure in store.failures(1)])
+                finally:
+                    store.close()
+                lost(reason)
+
+            protocol.connectionLost = hung_up  # type: ignore[method-assign]
+
+        # Each answer a twentieth of a second: game 1 lasts seconds, so the store is held while it plays (held only
+        # once round 2 had begun, the tournament would end with nobody put out, as it did on a busy machine).
+        clients = [ensureDeferred(play_remote(reactor, "127.0.0.1", host.port, name, Thinking(
+            SillyPlayer(), 0.05, reactor), retries=0, connected=connected if name == "c" else None)) for name in "abc"]
+        await until(lambda: any("game 1 begins" in line for line in lines))
+        [store] = [p for p in descendants(os.getpid()) if "writer_process" in p.command and
+                   str(host.options["db"]) in p.command]
+        os.kill(store.pid, signal.SIGSTOP)
+        self.assertIn(1, host.runner.running)  # game 1 plays on: nothing of it, or after it, can be stored now
+        self.addCleanup(lambda: still_there(store) and os.kill(store.pid, signal.SIGCONT))
+        self.store_pid = store.pid
+        return host, clients, stored_when_hung_up, client
+
+    async def hung_up_once_stored(self, host: Any, clients: list, stored_when_hung_up: list, reason: str) -> None:
+        with self.assertRaisesRegex(Refused, "game full"):  # a sign-up answered: a hang-up would have arrived
+            await play_remote(reactor, "127.0.0.1", host.port, "late", SillyPlayer(), retries=0)
+        self.assertEqual(stored_when_hung_up, [])  # not yet: the store has not kept why it is out
+        os.kill(self.store_pid, signal.SIGCONT)
+        _, tournament, _ = await stored_tournament(self, host, clients)
+        self.assertEqual(stored_when_hung_up, [[reason]])
+        self.assertEqual([(e.name, e.failure) for e in tournament.failures], [("c", reason)])
+
+    async def test_a_withdrawn_bot_is_hung_up_on_only_once_the_store_holds_its_withdrawal(self) -> None:
+        host, clients, stored_when_hung_up, _ = await self.swiss_of_three()
+        self.assertTrue(host.tournaments.current.withdraw("c", "testing"))
+        await self.hung_up_once_stored(host, clients, stored_when_hung_up, "withdrawn by the organiser: testing")
+
+    async def test_a_bot_that_speaks_between_games_is_hung_up_on_only_once_the_store_holds_why(self) -> None:
+        # Round 1's one game ends; round 2's tables wait to be stored, so the bots wait between games: c speaks.
+        host, clients, stored_when_hung_up, client = await self.swiss_of_three()
+        run = host.tournaments.current
+        [c] = [entrant for entrant in run.entrants if entrant.name == "c"]
+        await until(lambda: c.handle.state == "in-lobby")
+        client["c"].transport.write(b'"unasked"\n')
+        await until(lambda: c.failure is not None)
+        await self.hung_up_once_stored(host, clients, stored_when_hung_up, "sent a message while waiting for a game")
+
+
+    async def test_a_bot_out_after_its_table_was_dealt_is_not_seated_at_it(self) -> None:
+        # c speaks while round 2's table (a, b, c) waits to be stored: out before its game began, it is not seated
+        # (as a resume that read its failure would not seat it; seated, its game waited out its time limit). The
+        # two left are too few for a game of Evolution: a walkover.
+        host, clients, stored_when_hung_up, client = await self.swiss_of_three()
+        [c] = [entrant for entrant in host.tournaments.current.entrants if entrant.name == "c"]
+        await until(lambda: c.handle.state == "in-lobby")
+        client["c"].transport.write(b'"unasked"\n')
+        await until(lambda: c.failure is not None)
+        await self.hung_up_once_stored(host, clients, stored_when_hung_up, "sent a message while waiting for a game")
+        store = await host.stored()
+        [tournament] = store.tournaments()
+        self.assertEqual([[seat.name for seat in game.players] for game in store.games(tournament.id)
+                          if game.round == 2], [])
+        names = {entrant.entrant: entrant.name for entrant in tournament.entrants}
+        self.assertEqual([(table.round, sorted(names[number] for number in table.walkover))
+                          for table in store.tables(tournament.id) if table.walkover is not None], [(2, ["a", "b"])])
 
 
 async def chatty_client(port: int) -> ClientProtocol:

@@ -170,6 +170,57 @@ class DeadWorkerTests(unittest.TestCase):
         self.assertEqual([game.outcome for game in again], [lost.outcome, "finished"])  # the same table, played again
 
 
+    async def test_a_player_expelled_while_its_game_waits_for_a_worker_is_removed_as_the_worker_takes_it(self) -> None:
+        # The organiser's ban reaches a game handed over before any worker is ready (a host just started, or its
+        # worker restarting): the pool keeps the expulsion and sends it after the game's Play. It was lost.
+        host = new_host(self, "--players", "3-3", "--timeout", "5", "--workers", "1")
+        await host.ready()
+        pool = host.runner.pool
+        first = pool.workers[0]
+        os.kill(first.pid, signal.SIGKILL)
+        await until(lambda: pool.workers and pool.workers[0] is not first and pool.workers[0].child.pid is not None)
+        second = pool.workers[0]
+        os.kill(second.child.pid, signal.SIGSTOP)  # held before it says Hello (starting Python takes far longer)
+        self.addCleanup(lambda: second.alive and os.kill(second.child.pid, signal.SIGCONT))
+        self.assertFalse(second.is_ready)
+        clients = [ensureDeferred(play_remote(reactor, "127.0.0.1", host.port, f"p{i}", HonestSilly(), retries=0))
+                   for i in range(3)]  # (host.client waits for every worker to be ready)
+        await until(lambda: [game_id for game_id, _, _ in pool.waiting] == [1])
+        self.assertTrue(await pool.expel(1, 2, "banned by the organiser: cheating"))
+        os.kill(second.child.pid, signal.SIGCONT)
+        [game] = await host.runner.when_games_over(1)
+        await gatherResults([client.addErrback(lambda failure: None) for client in clients])
+        self.assertEqual(game.outcome, "finished")
+        self.assertEqual([seat.removed_reason for seat in game.players], [None, "banned by the organiser: cheating", None])
+        self.assertEqual(pool.unplaced, {})
+
+
+    async def test_a_player_expelled_from_a_game_that_greeted_its_players_is_the_one_the_host_named(self) -> None:
+        # A Fish game greets its players ("start") and plays with those who answered: the host's seat numbers
+        # count them all, so the worker finds the player by the seat it was handed (it once took the game's
+        # seats, which a player failing the greeting had shifted).
+        from tests.games.fish.net.test_dialects import FAST
+        from tests.support.fish_bots import FishAdversary, StandIn, connect, message_kind
+
+        host = new_host(self, *FAST, "--players", "3-3", "--games", "1", "--seed", "1", "--workers", "1")
+        await host.ready()
+        quits = FishAdversary("Pa", "start", lambda client, message: client.transport.loseConnection())
+        clients = []
+        for make in (lambda: StandIn("Pb"), lambda: StandIn("Pc"), lambda: quits):  # seated in reverse order
+            clients.append(await connect(host.port, make))
+            await until(lambda: len(host.factory.lobby) == len(clients) or host.runner.running)
+        await until(lambda: any(message_kind(value) == "playing-as" for value in clients[1].received))
+        names = host.runner.running[1].names
+        self.assertLess(names.index("Pa"), names.index("Pc"))  # Pc's seat in the game is one less than the host's
+        seat = names.index("Pc") + 1
+        self.assertTrue(await host.runner.pool.expel(1, seat, "banned by the organiser: cheating"))
+        [record] = await host.runner.when_games_over(1)
+        await gatherResults([client.done.addErrback(lambda failure: None) for client in clients])  # Pa's too: its
+        # end (no answer to its sign-up, in the course's Fish) left unheard was an unhandled error in a later test
+        self.assertEqual({player.name: player.removed_reason for player in record.players},
+                         {"Pb": None, "Pc": "banned by the organiser: cheating"})
+
+
 class ChildProcessTests(unittest.TestCase):
     """Every child's host end (``evolution.processes.child.ChildProcess``): its output into the host's log, its stop."""
 

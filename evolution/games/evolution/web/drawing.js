@@ -9,7 +9,7 @@
 //   words                                   the dealer's steps, and a replay frame, in words
 //   title                                   the game's name, as people write it
 
-import { h, nameOf, ordinal, plural, seatClass, shown } from "../dom.js";
+import { h, nameOf, ordinal, plural, nameClass, shown } from "../dom.js";
 import { removals } from "../lines.js";
 
 const STEPS = {
@@ -91,7 +91,7 @@ function playerPanel(player, { first, asking, changed, place }) {
   if (!player.species.length) boards.append(h("p", { class: "note" }, "no species"));
   return h(
     "article",
-    { class: `player ${seatClass(player.seat)}${asking ? " asking" : ""}`, "data-seat": player.seat },
+    { class: `player ${nameClass(player.name)}${asking ? " asking" : ""}`, "data-seat": player.seat },
     h("header", { class: "player-head" },
       h("span", { class: "seat-no", title: "seat (player id)" }, player.seat),
       nameOf(player.name, { class: "name player-name" }),

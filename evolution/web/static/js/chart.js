@@ -17,8 +17,13 @@ function svg(tag, attributes, ...children) {
 }
 
 // points: [{rating, rating_sigma}, ...] oldest first; label(point): what a dot's tooltip says;
-// ends: [first, last], the words under the chart's two ends.
-export function ratingChart(points, { label, ends, caption }) {
+// ends: [first, last], the words under the chart's two ends. start: where the rating began (every bot's
+// 25 ± 8.33), drawn first as a hollow dot, for a chart of one point: a line from the start to it says more
+// than a dot alone.
+export function ratingChart(given, { label, ends, caption, start = null }) {
+  const points = start ? [{ ...start, start: true }, ...given] : given;
+  const labelled = (point) => point.start ? "the start, as for every bot" : label(point);
+  if (start) ends = ["start", ends.at(-1)];
   const values = points.flatMap((p) => [p.rating - p.rating_sigma, p.rating + p.rating_sigma]);
   let low = Math.floor(Math.min(...values));
   let high = Math.ceil(Math.max(...values));
@@ -40,9 +45,9 @@ export function ratingChart(points, { label, ends, caption }) {
   scale,
   svg("polygon", { class: "band", points: [...upper, ...lower].join(" ") }),
   svg("polyline", { class: "mu", points: points.map((p, i) => at(i, p.rating)).join(" ") }),
-  points.length <= DOTS ? points.map((p, i) => svg("circle", { class: "dot", cx: x(i), cy: y(p.rating), r: 3.5 },
-    svg("title", {}, `${label(p)}: ${p.rating.toFixed(2)} ± ${p.rating_sigma.toFixed(2)}`))) : null,
+  points.length <= DOTS ? points.map((p, i) => svg("circle", { class: p.start ? "dot start" : "dot", cx: x(i), cy: y(p.rating), r: 3.5 },
+    svg("title", {}, `${labelled(p)}: ${p.rating.toFixed(2)} ± ${p.rating_sigma.toFixed(2)}`))) : null,
   svg("text", { class: "end", x: PAD.left, y: HEIGHT - 5 }, ends[0]),
-  svg("text", { class: "end", x: WIDTH - PAD.right, y: HEIGHT - 5, "text-anchor": "end" }, ends[1]));
+  ends.length > 1 ? svg("text", { class: "end", x: WIDTH - PAD.right, y: HEIGHT - 5, "text-anchor": "end" }, ends[1]) : null);
   return h("figure", { class: "chart" }, drawing, h("figcaption", { class: "note" }, caption));
 }

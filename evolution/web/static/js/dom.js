@@ -51,11 +51,13 @@ export function shown(text) {
   });
 }
 
-// A player's name: escaped, cut by the style sheet when long, whole in the tooltip, and a link to the
-// player's page (link: false where it stands inside another link, or on the player's own page).
+// A player's name: escaped, cut by the style sheet when long, whole in the tooltip, in its colour, and a link
+// to the player's page (link: false where it stands inside another link, or on the player's own page).
+// Its colour mark (a dot in the bot's own colour, nameClass) comes before it.
 export function nameOf(name, { link = true, ...props } = {}) {
   const text = shown(name);
-  return h(link ? "a" : "span", { class: "name", title: text, href: link ? playerPath(name) : null, ...props }, text);
+  const classes = `${props.class ?? "name"} hued ${nameClass(name)}`;
+  return h(link ? "a" : "span", { title: text, href: link ? playerPath(name) : null, ...props, class: classes }, text);
 }
 
 // The address of a player's page, /players/NAME: the name's UTF-8 bytes percent-encoded, a lone
@@ -105,8 +107,44 @@ export function ratingText(row) {
   return [`${row.rating.toFixed(2)} ± ${row.rating_sigma.toFixed(2)}`, provisionalMark(row)];
 }
 
-export function seatClass(seat) {
-  return `seat-${((seat - 1) % 8) + 1}`;
+// A bot's colour, the same on every page and in every game: one of twenty-four hues (style.css .hue-0 ...
+// .hue-23), picked by a hash of its name (FNV-1a over its code points), never by its seat.
+export const HUES = 24;
+
+export function nameClass(name) {
+  let hash = 0x811c9dc5;
+  for (const char of String(name)) {
+    hash ^= char.codePointAt(0);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return `hue-${hash % HUES}`;
+}
+
+// "3 min ago", "2 h ago", "5 days ago" (the time itself in the tooltip).
+export function ago(iso, now = Date.now()) {
+  if (!iso) return h("span", { class: "muted" }, "—");
+  const when = new Date(iso);
+  if (Number.isNaN(when.getTime())) return String(iso);
+  const seconds = Math.max(0, Math.round((now - when.getTime()) / 1000));
+  const [count, unit] = seconds < 60 ? [seconds, "s"] : seconds < 3600 ? [Math.floor(seconds / 60), "min"]
+    : seconds < 86400 ? [Math.floor(seconds / 3600), "h"] : [Math.floor(seconds / 86400), "day"];
+  const text = seconds < 10 ? "just now" : unit === "day" ? `${plural(count, "day")} ago` : `${count} ${unit} ago`;
+  return h("time", { datetime: when.toISOString(), title: when.toLocaleString() }, text);
+}
+
+// A long board a page at a time: the rows of page ?page=N (1, 2, ...; `size` a page) and the links to the
+// pages before and after ("rows 51-100 of 240").
+export function paged(rows, size = 50) {
+  const pages = Math.max(1, Math.ceil(rows.length / size));
+  const asked = Number(new URLSearchParams(location.search).get("page"));
+  const page = Number.isSafeInteger(asked) && asked >= 1 ? Math.min(asked, pages) : 1;
+  const first = (page - 1) * size;
+  const link = (number, text) => h("a", { href: number === 1 ? location.pathname : `${location.pathname}?page=${number}` }, text);
+  const nav = pages === 1 ? null : h("p", { class: "note paging" },
+    page > 1 ? [link(page - 1, "← previous"), " · "] : null,
+    `rows ${first + 1}–${Math.min(rows.length, first + size)} of ${rows.length}`,
+    page < pages ? [" · ", link(page + 1, "next →")] : null);
+  return { rows: rows.slice(first, first + size), first, nav };
 }
 
 // A heading's words inside a sentence: "Turn 3" -> "turn 3".

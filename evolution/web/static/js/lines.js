@@ -3,7 +3,7 @@
 // {turn, step, seat or null, text}; a removal {seat, name, turn, step, reason}. `words` are the
 // game's (drawings.js): how its turns and steps read.
 
-import { clock, h, inSentence, nameOf, seatClass, shown } from "./dom.js";
+import { clock, h, inSentence, nameOf, nameClass, shown } from "./dom.js";
 import { drawingOf, wordsOf } from "./drawings.js";
 
 // When a player was removed, in words: "in turn 3 (feeding)".
@@ -33,11 +33,12 @@ export async function removalsAcross(rows, { names = true } = {}) {
     h("span", { class: "muted" }, ` · ${clock(row.ended_at)}`))));
 }
 
-// What the players answered, turn markers, removals; newest first unless told.
+// What the players answered, turn markers, removals; newest first unless told. A line is in its bot's colour
+// (nameClass), unless its game gives seats colours of their own (Fish's penguins: its .seat-N rules).
 export function lines(list, names, { newestFirst = true, words: given } = {}) {
   const words = wordsOf(given);
   const items = (newestFirst ? [...list].reverse() : list).map((line) =>
-    h("li", { class: line.seat ? `line ${seatClass(line.seat)}` : "line marker" },
+    h("li", { class: line.seat ? `line ${nameClass(names[line.seat - 1] ?? `seat ${line.seat}`)} seat-${line.seat}` : "line marker" },
       h("span", { class: "when" }, words.when(line.turn)),
       line.seat ? nameOf(names[line.seat - 1] ?? `seat ${line.seat}`) : null,
       line.seat ? " " : null,

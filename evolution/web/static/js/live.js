@@ -33,11 +33,57 @@ export const status = {
   },
 };
 
+// The organiser's announcement ({text, since}, or null: none), a calm line under the header.
+export function showAnnouncement(announcement) {
+  let banner = document.getElementById("announcement");
+  if (!announcement) {
+    banner?.remove();
+    return;
+  }
+  if (!banner) {
+    banner = h("p", { id: "announcement", class: "announcement", role: "status" });
+    document.querySelector("header.top").after(banner);
+  }
+  banner.textContent = announcement.text;
+  banner.title = `since ${new Date(announcement.since).toLocaleString()}`;
+}
+
+// Every stream the host sends begins with the announcement (if one is up) and carries each
+// change; a page that follows none of its own follows the announcement's alone. So a page
+// holds one stream at a time (a browser allows only a few connections to one host).
+const following = new Set();
+let alone = null;
+
+function hearAnnouncements(source) {
+  source.addEventListener("announcement", (message) => showAnnouncement(JSON.parse(message.data)));
+}
+
+function streamEnded(source) {
+  following.delete(source);
+  if (following.size === 0 && alone === null) {
+    alone = new EventSource("/api/announcement/events");
+    hearAnnouncements(alone);
+  }
+}
+
+export function followAnnouncements() {
+  if (following.size === 0 && alone === null) streamEnded(null);
+}
+
 // Follow an event stream: handlers[event](data, source). The browser reconnects by itself after
 // a dropped connection (the host asks it to wait 3 s). When the host ends the stream for good
 // (204: nothing to follow any more; 503: too many watchers), closed() runs after a pause.
 export function follow(url, handlers, closed = null) {
   const source = new EventSource(url);
+  following.add(source);
+  alone?.close();
+  alone = null;
+  hearAnnouncements(source);
+  const close = source.close.bind(source);
+  source.close = () => {
+    close();
+    streamEnded(source);
+  };
   for (const [event, handler] of Object.entries(handlers)) {
     source.addEventListener(event, (message) => handler(JSON.parse(message.data), source));
   }
@@ -45,6 +91,7 @@ export function follow(url, handlers, closed = null) {
   source.addEventListener("error", () => {
     const over = source.readyState === EventSource.CLOSED;
     status.set(over ? "offline" : "reconnecting");
+    if (over) streamEnded(source);
     if (over && closed) setTimeout(closed, 5000);
   });
   return source;

@@ -5,7 +5,7 @@
 // (which one this web view is), the games the others are playing (their live pictures are on their own
 // web views), and which host played each game. A web view that plays no games (--view-only) has no lobby.
 
-import { clock, fill, h, host, hostName, inSentence, nameOf, note, ordinal, plural, ratingText, runningPill, seatClass, section, shown } from "./dom.js";
+import { clock, fill, h, host, hostName, inSentence, nameOf, note, ordinal, plural, ratingText, runningPill, nameClass, section, shown } from "./dom.js";
 import { drawingOf } from "./drawings.js";
 import { ladderTable, provisionalNote } from "./ladder_table.js";
 import { follow, getJSON, status } from "./live.js";
@@ -112,7 +112,7 @@ function lobby(overview) {
 function playersList(players, { ranked = false } = {}) {
   const order = ranked ? [...players].sort((a, b) => (a.rank ?? 99) - (b.rank ?? 99) || a.seat - b.seat) : players;
   return h("ul", { class: "mini-players" }, order.map((player) =>
-    h("li", { class: `${seatClass(player.seat)}${player.removed ? " out" : ""}${ranked && player.rank === 1 ? " winner" : ""}` },
+    h("li", { class: `${nameClass(player.name)}${player.removed ? " out" : ""}${ranked && player.rank === 1 ? " winner" : ""}` },
       nameOf(player.name),
       h("span", { class: "score" }, player.removed ? "removed" : player.score === null ? "" : `${player.score}`))));
 }

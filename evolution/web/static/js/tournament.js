@@ -1,11 +1,13 @@
-// The page of one tournament (/tournaments/ID): its game and format, the bracket (knockout) or the
-// round-by-round table (Swiss), the standings with ratings (to download as CSV or JSON), failures
+// The page of one tournament (/tournaments/ID): its game and format, its podium once over, where it stands
+// while it runs, its statistics (tournament_summary.js), the bracket (knockout) or the round-by-round table
+// and each round's pairings with their results (Swiss), the standings with ratings (to download as CSV or JSON), failures
 // with their reasons, the host that runs it; live while it runs.
 
 import { clock, fill, h, hostName, nameOf, note, pageTitle, placeText, plural, runningPill, section, shown } from "./dom.js";
 import { drawingOf } from "./drawings.js";
 import { follow, pageSubject, status } from "./live.js";
 import { standingsDownloads, standingsTable } from "./standings.js";
+import { podium, progress, statistics } from "./tournament_summary.js";
 
 const main = document.getElementById("main");
 
@@ -31,30 +33,53 @@ function roundTitles(tournament, byRound, finished, winners) {
     : i === final && finished && (winners.size || i < byRound.length - 1) ? "Final" : `Round ${round}`);
 }
 
+// A column per round, each heading over its games; in each game its players best first with their score.
+// mark(player): a knockout's ✓ for who went on (an array: its class, its mark, its label), a Swiss's place
+// and tournament points.
+function roundColumns(byRound, titles, mark, marks = "mark") {
+  return h("div", { class: "bracket" }, byRound.map(([, games], i) => h("div", { class: "round" },
+    h("h3", {}, titles[i]),
+    h("div", { class: "round-games" }, games.map((game) => h("div", { class: `bracket-game ${game.status}` },
+      h("div", { class: "bracket-title" },
+        h("a", { class: "card-link", href: `/games/${game.id}` }, `Game ${game.id}`),
+        game.status === "running" ? runningPill(game) : null),
+      h("ol", {}, [...game.players].sort((a, b) => (a.rank ?? 99) - (b.rank ?? 99)).map((player) => {
+        const [kind, sign, label] = mark(player, game, i);
+        return h("li", { class: kind || (player.removed ? "out" : "") },
+          h("span", { class: marks, title: label || null }, sign),
+          nameOf(player.name),
+          h("span", { class: "score" }, player.removed ? "removed" : player.score ?? ""));
+      }))))))));
+}
+
 // Knockout: a column per round; in each game, who advanced (played in the next round, or won).
 function bracket(tournament) {
   const byRound = rounds(tournament);
   const winners = new Set(tournament.winners);
   const finished = tournament.status !== "running";
   const titles = roundTitles(tournament, byRound, finished, winners);
-  const columns = byRound.map(([round, games], i) => {
+  const advanced = byRound.map((_, i) => {
     const next = byRound[i + 1];
-    const advanced = next ? new Set(next[1].flatMap((game) => game.players.map((p) => p.name))) : finished ? winners : new Set();
-    return h("div", { class: "round" },
-      h("h3", {}, titles[i]),
-      h("div", { class: "round-games" }, games.map((game) => h("div", { class: `bracket-game ${game.status}` },
-        h("div", { class: "bracket-title" },
-          h("a", { class: "card-link", href: `/games/${game.id}` }, `Game ${game.id}`),
-          game.status === "running" ? runningPill(game) : null),
-        h("ol", {}, [...game.players].sort((a, b) => (a.rank ?? 99) - (b.rank ?? 99)).map((player) =>
-          h("li", { class: advanced.has(player.name) ? "advanced" : player.removed ? "out" : "" },
-            h("span", { class: "mark", "aria-label": advanced.has(player.name) ? "advanced" : "" }, advanced.has(player.name) ? "✓" : ""),
-            nameOf(player.name),
-            h("span", { class: "score" }, player.removed ? "removed" : player.score ?? ""))))))));
+    return next ? new Set(next[1].flatMap((game) => game.players.map((p) => p.name))) : finished ? winners : new Set();
   });
+  const columns = roundColumns(byRound, titles, (player, game, i) => advanced[i].has(player.name)
+    ? ["advanced", "✓", "advanced"] : ["", "", ""]);
   return section("Bracket",
     h("p", { class: "note" }, "✓ marks who went on to the next round (a play-off's fillers too, whose result there does not count) or won."),
-    columns.length ? h("div", { class: "bracket" }, columns) : note("No round has been played yet."));
+    byRound.length ? columns : note("No round has been played yet."));
+}
+
+// Swiss: each round's tables (who played whom) with their results in one view: place and tournament points.
+function pairings(tournament) {
+  const byRound = rounds(tournament);
+  const titles = byRound.map(([round]) => `Round ${round}`);
+  const columns = roundColumns(byRound, titles, (player, game) => [
+    game.status === "running" ? "" : player.place === 1 ? "advanced" : "",
+    game.status === "running" ? "" : placeText(player, game.players),
+    player.points === undefined ? "" : plural(player.points, "tournament point")], "mark place-mark");
+  return section("Pairings and results",
+    h("p", { class: "note" }, "Each round's games: who played whom, each player's place (= shared by equal scores) and score."),
+    byRound.length ? columns : note("No round has been played yet."));
 }
 
 // A round table cell's tooltip: the game, and how a shared place came about.
@@ -65,7 +90,8 @@ function placeTitle(game, player) {
     + (game.tie_break ? ` (the game's own ranking splits them by ${game.tie_break})` : "");
 }
 
-// Swiss: a row per player, a column per round: its place (equal scores share one, marked =) and points
+// Swiss: a row per player, its points (the total, first: never scrolled out of sight), then a column per round:
+// its place (equal scores share one, marked =) and points
 // in that round's game.
 function roundTable(tournament) {
   const byRound = rounds(tournament);
@@ -77,9 +103,10 @@ function roundTable(tournament) {
   }
   return section("Round by round",
     h("div", { class: "scroll" }, h("table", { class: "grid rounds" },
-      h("thead", {}, h("tr", {}, h("th", {}, "Player"), byRound.map(([round]) => h("th", {}, `Round ${round}`)), h("th", {}, "Points"))),
+      h("thead", {}, h("tr", {}, h("th", {}, "Player"), h("th", {}, "Points"), byRound.map(([round]) => h("th", {}, `Round ${round}`)))),
       h("tbody", {}, tournament.standings.map((row) => h("tr", {},
         h("td", {}, nameOf(row.name)),
+        h("td", {}, h("b", {}, row.points)),
         byRound.map(([round]) => {
           const cell = cells.get(`${row.name}\u0000${round}`);
           if (!cell) return h("td", { class: "muted" }, "—");
@@ -87,8 +114,7 @@ function roundTable(tournament) {
           return h("td", {}, h("a", { href: `/games/${game.id}`, title: placeTitle(game, player) },
             game.status === "running" ? "playing…" : placeText(player, game.players),
             player.points !== undefined ? h("span", { class: "muted" }, ` · ${plural(player.points, "pt", "pts")}`) : null));
-        }),
-        h("td", {}, h("b", {}, row.points))))))));
+        })))))));
 }
 
 function failures(tournament) {
@@ -111,6 +137,8 @@ async function render(tournament) {
       tournament.host ? h("span", { class: "when played-on" }, "on host ", hostName(tournament.host)) : null,
       h("span", { class: "when" }, `started ${clock(tournament.started_at)}`, tournament.ended_at ? ` · ended ${clock(tournament.ended_at)}` : "")),
     tournament.winners.length ? h("p", { class: "winners big" }, "★ ", tournament.winners.map((name, i) => [i ? ", " : "", nameOf(name)])) : null,
+    progress(tournament),
+    h("div", { class: "tournament-summary" }, podium(tournament), statistics(tournament)),
     (tournament.resumed ?? []).map((resumption) => h("p", { class: "muted resumed" },
       `Interrupted in round ${resumption.round}; resumed ${clock(resumption.at)} (twistd evolution --resume).`)),
     tournament.status === "interrupted" ? h("p", { class: "muted resumed" },
@@ -118,7 +146,8 @@ async function render(tournament) {
     h("div", { class: "tournament-layout" },
       section("Standings", standingsTable(tournament), standingsDownloads(`/api/tournaments/${tournament.id}`)),
       tournament.format === "swiss" ? roundTable(tournament) : bracket(tournament),
-      failures(tournament)));
+      failures(tournament)),
+    tournament.format === "swiss" ? pairings(tournament) : null);
 }
 
 async function start() {

@@ -156,7 +156,8 @@ def test_signup_and_its_reply():
     assert read_signup_reply("ack") == "ack", "other hosts answer ack; schemas/README.md says accept both"
     with pytest.raises(WireError) as raised:
         read_signup(["good guy"])
-    assert str(raised.value) == 'signup: ["good guy"] is none of: a string (the name), ["sign-up", name]'
+    assert str(raised.value) == ('signup: ["good guy"] is none of: a string (the name), ["sign-up", name], '
+                                 '["sign-up", name, {"key": secret}]')
 
 
 # -- Action4: the rules-level checks -------------------------------------------------------

@@ -1,6 +1,7 @@
 """Fish's twins of Evolution's adversarial tests: a misbehaving bot goes, the game and the host go on.
 
-Each test runs a real host on loopback (1 s per answer) with real clients:
+Each test runs a real host on loopback (3 s per answer, ``hosting.ANSWER_LIMIT``: long enough for honest
+bots in the test's process on a busy machine) with real clients:
 good greedy ones and one offender, which plays greedily until its moment
 comes (``fish_bots.FishAdversary``). The results store must show the
 offender removed with a reason that says what it did, the game finished,
@@ -11,13 +12,11 @@ tell a removed player ``Disqualify``.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
-from twisted.internet import reactor
 from twisted.internet.defer import ensureDeferred, gatherResults
 from twisted.trial import unittest
 
-from evolution.cli.evolution_client import Thinking
 from evolution.cli.evolution_replay import check
 from tests.support import adversaries as bad
 from tests.support.fish_bots import (
@@ -31,10 +30,11 @@ from tests.support.fish_bots import (
     message_kind,
     sign_up,
 )
-from tests.support.hosting import new_host, stored_tournament, until
+from tests.support.hosting import ANSWER_LIMIT, log_lines, new_host, stored_tournament, until
 
-LIMITS = ("--game", "fish", "--timeout", "1", "--first-move-timeout", "1", "--start-timeout", "1",
-          "--signup-timeout", "1", "--signup-window", "0.2", "--seed", "7")
+LIMITS = ("--game", "fish", "--timeout", ANSWER_LIMIT, "--first-move-timeout", ANSWER_LIMIT, "--start-timeout",
+          ANSWER_LIMIT, "--signup-timeout", "1", "--signup-window", "0.2", "--seed", "7")
+NO_REPLY = f"no reply to {{}} within {ANSWER_LIMIT} s"
 
 
 def first_free_hole(message: Any) -> list[int]:
@@ -88,15 +88,15 @@ class FishAdversaryCase(unittest.TestCase):
 class CourseAdversaryTests(FishAdversaryCase):
     async def test_never_answers_setup(self) -> None:
         _, seat = await self.game_with("setup", bad.silent)
-        self.assertEqual((seat.removed_reason, seat.removed_step), ("no reply to setup within 1 s", "setup"))
+        self.assertEqual((seat.removed_reason, seat.removed_step), (NO_REPLY.format("setup"), "setup"))
 
     async def test_never_answers_take_turn(self) -> None:
         _, seat = await self.game_with("take-turn", bad.silent)
-        self.assertEqual((seat.removed_reason, seat.removed_step), ("no reply to take-turn within 1 s", "take-turn"))
+        self.assertEqual((seat.removed_reason, seat.removed_step), (NO_REPLY.format("take-turn"), "take-turn"))
 
     async def test_never_acknowledges_its_colour(self) -> None:
         _, seat = await self.game_with("playing-as", bad.silent)
-        self.assertEqual((seat.removed_reason, seat.removed_step), ("no reply to playing-as within 1 s", "playing-as"))
+        self.assertEqual((seat.removed_reason, seat.removed_step), (NO_REPLY.format("playing-as"), "playing-as"))
 
     async def test_acknowledges_with_something_else_than_void(self) -> None:
         _, seat = await self.game_with("playing-with", bad.send("ok"))
@@ -141,8 +141,8 @@ class CourseAdversaryTests(FishAdversaryCase):
         self.assertEqual(seat.removed_reason, "disconnected before replying to take-turn")
 
     async def test_trickles_one_byte_at_a_time_past_its_limit(self) -> None:
-        _, seat = await self.game_with("take-turn", bad.trickle(b"[[0,0],[1,0]]\n", 0.2))
-        self.assertEqual(seat.removed_reason, "no reply to take-turn within 1 s")
+        _, seat = await self.game_with("take-turn", bad.trickle(b"[[0,0],[1,0]]\n", 0.3))  # 4.2 s in all
+        self.assertEqual(seat.removed_reason, NO_REPLY.format("take-turn"))
 
     async def test_talks_out_of_turn(self) -> None:
         # It is told its colours first and answers, then says more: nobody asked.
@@ -189,7 +189,7 @@ class Seed004AdversaryTests(FishAdversaryCase):
 
     async def test_never_answers_an_action(self) -> None:
         _, seat = await self.game_with("Action", bad.silent)
-        self.assertEqual(seat.removed_reason, "no reply to Action within 1 s")
+        self.assertEqual(seat.removed_reason, NO_REPLY.format("Action"))
 
     async def test_acknowledges_its_colour_with_something_else(self) -> None:
         _, seat = await self.game_with("Color", bad.send(True))
@@ -201,11 +201,14 @@ class BetweenGamesTests(unittest.TestCase):
 
     timeout = 60
 
-    async def tournament(self, dialect: str, offender: Any, think: float = 0.0) -> Any:
-        """A knockout of ``offender`` (signed up first) and four greedy players taking ``think`` s per answer."""
+    async def tournament(self, dialect: str, offender: Any, held: Callable[[str], bool] = lambda name: False,
+                         *extra: str) -> Any:
+        """A knockout of ``offender`` (signed up first) and four greedy players, each of which holds its answers
+        while ``held(its name)``; it begins when the fifth is in (the sign-up period is long enough for a busy
+        machine)."""
         host = new_host(self, *LIMITS, "--dialect", dialect, "--tournament", "knockout", "--max-signups", "5",
-                        "--signup-window", "5")
-        goods = [lambda name=name: Recorder(name, dialect, Thinking(greedy(), think, reactor))
+                        "--signup-window", "30", *extra)
+        goods = [lambda name=name: Recorder(name, dialect, HeldWhile(greedy(), lambda name=name: held(name)))
                  for name in ("Ann", "Bea", "Cid", "Dee")]
         clients = await sign_up(host, [lambda: offender, *goods])
         _, tournament, _ = await stored_tournament(self, host, [client.done for client in clients])
@@ -213,38 +216,58 @@ class BetweenGamesTests(unittest.TestCase):
         return entrant
 
     async def test_a_loser_that_speaks_while_it_waits_for_the_end_is_out_and_hears_no_end(self) -> None:
+        # The other game of round 1 is held until the host has put Eve out: Eve speaks once the host says
+        # that the first game of round 1 (its own) is over, and it is still round 1, so it is still in.
+        lines = log_lines(self)
+        said = lambda text: any(text in line for line in lines)  # noqa: E731
         impatient = Impatient("Eve")
-        entrant = await self.tournament("course", impatient, think=0.15)
+
+        def held(name: str) -> bool:  # at the other table, until Eve is out
+            eves_table = any(line.startswith("game ") and " begins: " in line and "'Eve'" in line
+                             and f"'{name}'" in line for line in lines)
+            return not eves_table and not said("'Eve' is out")
+
+        async def speak_when_its_game_is_over() -> None:
+            await until(lambda: said("round 1 of about 2: 1 of 2 games done") or impatient.done.called)
+            if not impatient.done.called:
+                impatient.speak()
+
+        speaking = ensureDeferred(speak_when_its_game_is_over())
+        entrant = await self.tournament("course", impatient, held, "--timeout", "30")
+        await speaking
         self.assertEqual(entrant.reached, 1)  # it lost round 1 and waited while the final was played
         self.assertEqual(entrant.failure, "sent a message while waiting for a game")
         self.assertEqual(message_kind(impatient.received[-1]), "take-turn")  # no end
 
     async def test_a_seed_004_player_that_does_not_acknowledge_its_game_s_result_is_out(self) -> None:
         entrant = await self.tournament("seed004", FishAdversary("Eve", "gameResult", bad.silent, "seed004"))
-        self.assertEqual(entrant.failure, "failed at the game's end: no reply to gameResult within 1 s")
+        self.assertEqual(entrant.failure, "failed at the game's end: " + NO_REPLY.format("gameResult"))
+
+
+class HeldWhile:
+    """A player that holds each answer while ``held()`` says so."""
+
+    def __init__(self, player: Any, held: Callable[[], bool]) -> None:
+        self.player, self.held = player, held
+
+    def __getattr__(self, method: str) -> Any:
+        answer = getattr(self.player, method)
+
+        async def later(*args: Any) -> Any:
+            await until(lambda: not self.held())
+            return answer(*args)
+
+        return lambda *args: ensureDeferred(later(*args))
 
 
 class Impatient(Recorder):
-    """A course client that plays to lose and asks whether it is out once the host has been silent for 1.5 s.
-
-    In its own game it hears from the host every two answers of the others (0.3 s: they think 0.15 s each);
-    after it, the other game of round 1 and the final keep the host busy for several seconds.
-    """
+    """A course client that plays to lose and, when told to ``speak``, asks whether it is out."""
 
     def __init__(self, name: str) -> None:
         super().__init__(name, "course", humble())
-        self.timer: Any = None
 
-    def _handle(self, value: Any) -> Any:
-        if self.timer is not None and self.timer.active():
-            self.timer.cancel()
-        self.timer = reactor.callLater(1.5, self.transport.write, b'"am I out?"\n')
-        return super()._handle(value)
-
-    def connectionLost(self, reason: Any = None) -> None:
-        if self.timer is not None and self.timer.active():
-            self.timer.cancel()
-        super().connectionLost(reason)
+    def speak(self) -> None:
+        self.transport.write(b'"am I out?"\n')
 
 
 class SignUpAdversaryTests(bad.BadSignUps, unittest.TestCase):
