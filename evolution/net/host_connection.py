@@ -50,6 +50,7 @@ class HostProtocol(JSONStreamProtocol):
         self.proxy: Any = None  # the game's proxy player (a RemoteSeat) while playing
         self.address: str | None = None  # the peer's IP address, as its factory counts it
         self.shown_peer = ""  # the peer as first seen (behind a balancer the bot's, not the balancer's)
+        self.waiting_since: float | None = None  # when it last came into its factory's lobby (the lobby's clock)
         self._on_waiting_failure: Callable[[str], None] | None = None
         self._holder_closes = False  # wait(closes=True): the holder hangs up on it once its failure is stored
         self._unheard = False  # failed so, and not hung up on yet

@@ -320,6 +320,7 @@ class SignupFactory(ServerFactory):
             return
         connection.signed_up(name, tell)
         self.signups["accepted"] += 1
+        connection.waiting_since = self.clock.seconds()
         self.lobby.append(connection)
         log.info(
             "signed up {name}{sent} from {peer} ({count} waiting)",
@@ -335,6 +336,7 @@ class SignupFactory(ServerFactory):
         proof no longer holds leaves it at once: ``HostProtocol.wait``)."""
         if connection.state == CLOSED:
             return
+        connection.waiting_since = self.clock.seconds()
         self.lobby.append(connection)
         connection.wait(lambda reason: self.leave(connection, reason))
         if connection.state != CLOSED:

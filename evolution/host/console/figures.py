@@ -8,14 +8,13 @@ and end, those played in workers too: a worker's report of a game comes back
 over its channel), and by a look at the host's parts at each scrape
 (connections, sign-ups, the ladder's lobby, tournaments, the store's journal,
 workers); ``start()``/``stop()`` a look four times a second at the ladder's lobby and
-the journal (wait times, the oldest write's age); ``store_overdue`` (writes
+the journal (the longest wait, the oldest write's age); ``store_overdue`` (writes
 waiting beyond the journal's promise). Each metric: docs/operations.md.
 """
 
 from __future__ import annotations
 
 import platform
-import weakref
 from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, Info, disable_created_metrics
@@ -23,13 +22,13 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Histo
 from twisted.internet.task import LoopingCall
 
 from evolution import __version__
-from evolution.net.host_connection import CLOSED, IN_LOBBY
+from evolution.net.host_connection import IN_LOBBY
 from evolution.net.remote_seat import REPLY_SECONDS
 
 KINDS = ("single", "tournament", "ladder")
 REMOVALS = ("timeout", "invalid", "malformed", "disconnected", "unasked", "other")
 GAME_SECONDS = (1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1800, 3600)  # a game of Evolution: seconds to minutes
-WAIT_SECONDS = (0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300)  # a ladder's --signup-window is 1 s by default
+WAIT_SECONDS = (0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 120, 300)  # a ladder's --signup-window is 0.1 s by default
 GAMES_PER_MIB = 50  # the journal's reserve keeps about 50 games of 8 players per MiB (--journal-reserve)
 LOOK_EVERY = 0.25
 
@@ -77,7 +76,6 @@ class HostFigures:
             self.removals.labels(reason)
         registry.register(_Looked(self))
         self._began: dict[int, float] = {}
-        self._lobby: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # connection: when first seen waiting
         self._writes_since: float | None = None
         self._look = LoopingCall(self.look)
         self._look.clock = clock
@@ -101,8 +99,13 @@ class HostFigures:
     def _heard(self, event: str, game: Any) -> None:
         kind = self._kind(game)
         if event == "begin":
+            now = self.clock.seconds()
             self.begun.labels(self.game, kind).inc()
-            self._began[game.id] = self.clock.seconds()
+            self._began[game.id] = now
+            if kind == "ladder":  # each bot's wait, from its coming into the lobby to its game (however short)
+                for connection in game.connections:
+                    if connection.waiting_since is not None:
+                        self.waited.observe(now - connection.waiting_since)
             return
         if event != "over":
             return
@@ -122,14 +125,7 @@ class HostFigures:
     def look(self) -> None:
         now = self.clock.seconds()
         waiting = [c for c in self.host.factory.lobby if c.state == IN_LOBBY] if self.host.ladder else []
-        for connection in waiting:
-            self._lobby.setdefault(connection, now)
-        for connection, since in list(self._lobby.items()):
-            if connection not in waiting:
-                del self._lobby[connection]
-                if connection.state != CLOSED:  # seated (a game in a worker takes it AWAY)
-                    self.waited.observe(now - since)
-        self.oldest_wait.set(max((now - since for since in self._lobby.values()), default=0.0))
+        self.oldest_wait.set(max((now - c.waiting_since for c in waiting if c.waiting_since is not None), default=0.0))
         if self.writer.waiting == 0:
             self._writes_since = None
         elif self._writes_since is None:
