@@ -80,10 +80,8 @@ class Bans:
     def _hang_up(self, connection: Any, reason: str) -> str:
         """One connection of a banned bot off this host now; what became of it."""
         name, host = connection.name, self.host
-        if connection.state == PLAYING and connection.proxy is not None:  # a game here: removed with the reason
-            connection.proxy.fail(f"banned by the organiser: {reason}")
-        elif connection.state == AWAY:  # a game in a worker: the worker removes it
-            self._expel_away(connection, f"banned by the organiser: {reason}")
+        if connection.state in (PLAYING, AWAY):  # in a game, here or in a worker: removed with the reason
+            host.runner.remove(connection, f"banned by the organiser: {reason}")
         run = host.tournaments.current if host.tournaments is not None else None
         if run is not None and run.withdraw(name, f"banned: {reason}"):
             what = f"withdrawn from tournament {run.id}"
@@ -96,13 +94,6 @@ class Bans:
         if connection.state != CLOSED:
             connection.close()  # one in a worker: as it comes back, if it does
         return f"{quoted(name)} {what}"
-
-    def _expel_away(self, connection: Any, reason: str) -> None:
-        runner = self.host.runner
-        pool = getattr(runner, "pool", None)
-        for game_id, game in list(runner.running.items()):
-            if pool is not None and connection in getattr(game, "connections", ()):
-                pool.expel(game_id, game.connections.index(connection) + 1, reason)
 
 
 def _not_found(accounts: Accounts, name: str, owner: bool) -> str:

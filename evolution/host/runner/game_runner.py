@@ -11,6 +11,7 @@ host's), with ``Seating``, ``GameOutcome``, ``RunningGame`` and ``GameSettings``
   connected; ``play_numbered(id, seed, ...)``: a game the host numbered;
 - ``start_game(connections)``: the lobby's callback (greet, play, farewell,
   hang up); ``greet(connections)``, ``farewell(connection, won)``;
+- ``remove(connection, reason)``: a player out of its game now (a ban);
 - ``played_here(id)``, ``games_here()``; ``watch(callback)``; ``stop()``
   (the games still running recorded as aborted), ``stopped()``.
 
@@ -190,6 +191,11 @@ class GameRunner:
         """The host's runner: its games numbered and recorded by the store writer (None: stored nowhere)."""
         setup = settings.game_setup()
         return cls(settings, clock, StoreRecording(writer, settings), Numbering(writer, setup, settings.seed), *args)
+
+    def remove(self, connection: HostProtocol, reason: str) -> None:
+        """``connection``'s player removed from the game it plays now, with ``reason`` (nothing if in none)."""
+        if connection.proxy is not None:
+            connection.proxy.fail(reason)
 
     # -- watching ---------------------------------------------------------------------
 

@@ -4,7 +4,8 @@
 Offers ``PooledRunner`` (a ``GameRunner``: the lobby, the tournaments and
 the web view use it exactly as the one-process runner): ``start_game``
 (a single game, handed whole to a worker), ``play`` (a tournament's game:
-its players still in come back to wait here), ``stop()`` (fires when every
+its players still in come back to wait here), ``remove`` (a player out of
+its game, in a worker too), ``stop()`` (fires when every
 game, here and in the workers, is stored); a game whose connections cannot
 move (TLS), or while no worker can be started, is played here. And
 ``AwayGame``, a game being played in a worker.
@@ -103,6 +104,15 @@ class PooledRunner(GameRunner):
         return game.over
 
     # -- what the workers report ------------------------------------------------------------
+
+    def remove(self, connection: HostProtocol, reason: str) -> None:
+        """A player of a game in a worker (or waiting for one) is removed by the worker (``WorkerPool.expel``)."""
+        game = next((game for game in self.running.values() if isinstance(game, AwayGame)
+                     and connection in game.connections), None)
+        if game is None:
+            super().remove(connection, reason)
+        else:
+            self.pool.expel(game.id, game.connections.index(connection) + 1, reason)
 
     def over(self, game_id: int, record: dict, log_blob: bytes, replies: list[float] | None = None) -> None:
         """A game is over: stored, logged and told now; its outcome waits for its connections (``back``).
