@@ -53,7 +53,9 @@ keeps one connection and one name, ``L<bot>``, for game after game: a game
 ends for it with the score message, after which it waits for the next
 ``start``; ``ended`` lists one ``[name, time]`` per game it saw end (so a
 name repeats), ``replies`` is left empty, and a bot the host hangs up on
-before ``--stop`` counts an error and signs up again under its name.
+before ``--stop`` counts an error and signs up again under its name. A ladder bot asks to be told the name
+it gets (``["sign-up", "L<bot>"]``, answered ``["ok", name]``) and counts its games under that name: one
+that comes back while the host still holds its name in the game it left plays as ``L<bot>#2``.
 """
 
 from __future__ import annotations
@@ -72,6 +74,7 @@ from evolution.games.evolution.rules.errors import RulesViolation
 from evolution.games.evolution.rules.player import FeedingState
 from evolution.games.evolution.rules.silly import silly_action, silly_feeding_choice
 from evolution.games.evolution.wire import codec
+from evolution.net.identity import ASK_NAME
 
 _dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 _loads = json.loads
@@ -209,7 +212,8 @@ class Bot(asyncio.Protocol):
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = transport  # type: ignore[assignment]
-        transport.write(_dumps(self.name).encode() + b"\n")  # type: ignore[attr-defined]
+        signup = [ASK_NAME, self.name] if self.swarm.args.ladder else self.name
+        transport.write(_dumps(signup).encode() + b"\n")  # type: ignore[attr-defined]
         self.swarm.sent += 1
 
     def data_received(self, data: bytes) -> None:
@@ -249,6 +253,9 @@ class Bot(asyncio.Protocol):
             self.transport.close()
 
     def _answer(self, value: Any) -> None:
+        if self.state == CONNECTING:
+            self._signed_up(value)
+            return
         if type(value) is list:
             size = len(value)
             if size == 5 and type(value[0]) is int:
@@ -269,10 +276,19 @@ class Bot(asyncio.Protocol):
                     self.swarm.ended.append((self.name, time.time()))
                     self._move(LOBBY)
                 return  # the optional score message
-        elif value == "ok" and self.state == CONNECTING:
+        self._unexpected(value)
+
+    def _signed_up(self, value: Any) -> None:
+        """"ok", or ``["ok", name]`` (the name the host gave a ladder bot): in the lobby."""
+        if value == "ok" or (type(value) is list and len(value) == 2 and value[0] == "ok" and type(value[1]) is str):
+            if value != "ok":
+                self.name = value[1]
             self._move(LOBBY)
             self.swarm.signups.append((self.read_at, self.read_at - self.connect_at))
-            return
+        else:
+            self._unexpected(value)
+
+    def _unexpected(self, value: Any) -> None:
         self.swarm.errors[f"unexpected message: {str(value)[:40]}"] += 1
         self.transport.close()
 

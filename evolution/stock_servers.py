@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from evolution.testing import HostProcess, free_port
+from evolution.testing import HostProcess, free_port, whole_log
 
 USER = "evolution"
 INSTALL = "Debian: apt-get install postgresql haproxy"
@@ -229,6 +229,10 @@ class HostGroup:
 
     def log(self, n: int) -> Path:
         return self.folder / f"host{n}.log"
+
+    def log_text(self, n: int) -> str:
+        """Host n's whole log, the parts twistd rotated away (past 1 MB) included."""
+        return whole_log(self.log(n))
 
     def start(self, limit: float = 60.0) -> None:
         self.database.start()

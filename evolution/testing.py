@@ -2,7 +2,8 @@
 """Process helpers for tests, benchmarks and bot authors: a host and its clients as real processes on loopback.
 
 Offers ``free_port()``, ``twistd_command()``, ``HostProcess`` (``twistd -n
-evolution`` in a child process, with its log file), ``start_clients`` /
+evolution`` in a child process, with its log file), ``whole_log(path)`` (a twistd log
+with the parts it rotated away), ``start_clients`` /
 ``run_clients`` / ``wait_for_clients`` (``evolution-client`` processes), as
 ``twisted.internet.testing`` offers Twisted's own tests what they share. The
 demo (``evolution.cli.demo``) is built of them too.
@@ -32,6 +33,18 @@ def twistd_command() -> list[str]:
     if script.is_file():
         return [str(script)]
     return [sys.executable, "-c", "from twisted.scripts.twistd import run; run()"]
+
+
+def whole_log(path: Path) -> str:
+    """The text of twistd's log ``path`` from its start: twistd moves a log past 1 MB to ``path.1`` (the one
+    before to ``path.2``, ...) and begins another, so a busy host's first lines are in the oldest part."""
+    parts = sorted(path.parent.glob(f"{path.name}.*"), key=lambda part: -_suffix(part))
+    return "".join(part.read_text(errors="replace") for part in [*parts, path] if part.is_file())
+
+
+def _suffix(part: Path) -> int:
+    number = part.suffix[1:]
+    return int(number) if number.isdigit() else 0
 
 
 class HostProcess:

@@ -432,3 +432,17 @@ def test_a_second_host_of_the_same_name_on_a_shared_store_is_refused_in_one_line
             third.stop()
     finally:
         first.stop()
+
+
+def test_a_host_s_whole_log_reads_the_parts_twistd_rotated_away_first(tmp_path):
+    from twisted.python.logfile import LogFile
+
+    from evolution.testing import whole_log
+
+    log = LogFile.fromFullPath(str(tmp_path / "host.log"), rotateLength=20)  # twistd's, rotated much sooner
+    lines = [f"line {k:02} of the host's log\n" for k in range(12)]
+    for line in lines:
+        log.write(line)
+    log.close()
+    assert len(list(tmp_path.glob("host.log.*"))) == 11  # host.log.10 was written before host.log.9
+    assert whole_log(tmp_path / "host.log") == "".join(lines)

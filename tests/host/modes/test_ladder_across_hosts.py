@@ -142,7 +142,7 @@ def test_three_hosts_feed_one_ladder_and_lose_nothing_while_postgresql_is_stoppe
     assert sum(1 for game in games if game.finished) >= 100
     assert unexpected(errors) == []
     for n in group.hosts:  # each host said once that its writes waited, where, and once that they were taken
-        said = [line.split("] ", 1)[1] for line in group.log(n).read_text().splitlines() if "results database" in line]
+        said = [line.split("] ", 1)[1] for line in group.log_text(n).splitlines() if "results database" in line]
         assert len(said) == 2, said
         assert said[0].startswith("the results database did not take ") and said[0].endswith(
             f"kept in {group.folder / f'host{n}.pending'}, retrying"), said
@@ -166,7 +166,7 @@ def test_a_host_killed_costs_only_its_running_games_and_the_others_go_on(group, 
     lost = [game for game in games if game.host == "host2" and game.outcome == f"aborted: {KILLED}"]
     consistent(games, ladder, ended, lost)
     assert lost, "host 2 was playing games when it was killed"
-    restarted = group.log(2).read_text()
+    restarted = group.log_text(2)
     ids = ", ".join(f"#{game.id}" for game in sorted(lost, key=lambda game: game.id))
     assert f"this host was playing when it stopped (killed?) stored as aborted: {ids}" in restarted
     assert [row["running"] for row in hosts] == [0, 0, 0]
