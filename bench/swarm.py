@@ -280,13 +280,13 @@ class Bot(asyncio.Protocol):
 
     def _signed_up(self, value: Any) -> None:
         """"ok", or ``["ok", name]`` (the name the host gave a ladder bot): in the lobby."""
-        if value == "ok" or (type(value) is list and len(value) == 2 and value[0] == "ok" and type(value[1]) is str):
-            if value != "ok":
-                self.name = value[1]
-            self._move(LOBBY)
-            self.swarm.signups.append((self.read_at, self.read_at - self.connect_at))
-        else:
+        if type(value) is list and len(value) == 2 and value[0] == "ok" and type(value[1]) is str:
+            self.name = value[1]
+        elif value != "ok":
             self._unexpected(value)
+            return
+        self._move(LOBBY)
+        self.swarm.signups.append((self.read_at, self.read_at - self.connect_at))
 
     def _unexpected(self, value: Any) -> None:
         self.swarm.errors[f"unexpected message: {str(value)[:40]}"] += 1

@@ -38,13 +38,10 @@ def twistd_command() -> list[str]:
 def whole_log(path: Path) -> str:
     """The text of twistd's log ``path`` from its start: twistd moves a log past 1 MB to ``path.1`` (the one
     before to ``path.2``, ...) and begins another, so a busy host's first lines are in the oldest part."""
-    parts = sorted(path.parent.glob(f"{path.name}.*"), key=lambda part: -_suffix(part))
+    numbers = sorted((int(part.suffix[1:]) for part in path.parent.glob(f"{path.name}.*") if part.suffix[1:].isdigit()),
+                     reverse=True)
+    parts = [path.with_name(f"{path.name}.{number}") for number in numbers]
     return "".join(part.read_text(errors="replace") for part in [*parts, path] if part.is_file())
-
-
-def _suffix(part: Path) -> int:
-    number = part.suffix[1:]
-    return int(number) if number.isdigit() else 0
 
 
 class HostProcess:

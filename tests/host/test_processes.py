@@ -444,5 +444,6 @@ def test_a_host_s_whole_log_reads_the_parts_twistd_rotated_away_first(tmp_path):
     for line in lines:
         log.write(line)
     log.close()
-    assert len(list(tmp_path.glob("host.log.*"))) == 11  # host.log.10 was written before host.log.9
+    (tmp_path / "host.log.old").write_text("not one of twistd's parts\n")
+    assert len(list(tmp_path.glob("host.log.*"))) == 12  # host.log.10 was written before host.log.9
     assert whole_log(tmp_path / "host.log") == "".join(lines)
